@@ -1,0 +1,32 @@
+package par
+
+import "time"
+
+// WorkerStats are the counters of one worker, or of the callers' slots.
+type WorkerStats struct {
+	Pieces       int64         // pieces of ranges and forked tasks run
+	Steals       int64         // tasks taken from another worker
+	FailedSteals int64         // steal attempts that found nothing or lost a race
+	Splits       int64         // ranges split in half on demand
+	Busy         time.Duration // time spent running pieces
+	Idle         time.Duration // time spent parked
+}
+
+// Stats is a snapshot of a pool's counters with the figures derived from
+// them.
+type Stats struct {
+	Workers []WorkerStats // one entry per worker
+	Callers WorkerStats   // work done by goroutines that called a verb from outside the pool
+
+	// Imbalance is max/mean busy time over workers (1 is perfect; goal < 1.2).
+	Imbalance float64
+	// Straggler is max/median busy time over workers (goal < 2).
+	Straggler float64
+	// Utilization is total busy time / (workers × wall time since the
+	// counters were last reset) (goal > 0.9 while a loop runs).
+	Utilization float64
+	// StealRate is steals / pieces run.
+	StealRate float64
+	// Wall is the time since the counters were last reset.
+	Wall time.Duration
+}
