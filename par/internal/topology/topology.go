@@ -1,68 +1,191 @@
-// Package topology reads the CPU topology of a Linux machine from sysfs and
-// procfs and derives worker placement and victim orders from it.
-//
-// STUB: the real implementation replaces this file. The exported API below is
-// the contract the scheduler in package par relies on.
 package topology
 
 import (
 	"fmt"
-	"io/fs"
-	"runtime"
+	"math"
+	"slices"
 )
 
-// Topology describes the usable CPUs of one machine.
-type Topology struct {
-	cpus []int
+// Level names a kind of CPU domain.
+type Level int
+
+// The domain levels, from the largest to the smallest.
+const (
+	LevelPackage Level = iota // a physical package (socket)
+	LevelDie                  // a die inside a package, where the kernel reports one
+	LevelNUMA                 // a NUMA node
+	LevelL3                   // CPUs sharing an L3 cache
+	LevelCluster              // a cluster of cores (Arm clusters, Intel E-core modules)
+	LevelL2                   // CPUs sharing an L2 cache
+	LevelCore                 // a physical core (its hardware threads)
+	numLevels
+)
+
+var levelNames = [numLevels]string{"Package", "Die", "NUMANode", "L3Cache", "Cluster", "L2Cache", "Core"}
+
+// String returns the lstopo name of the level.
+func (l Level) String() string {
+	if l < 0 || l >= numLevels {
+		return fmt.Sprintf("Level(%d)", int(l))
+	}
+	return levelNames[l]
 }
 
-// Flat returns a topology of n CPUs, numbered 0..n-1, with no structure.
+// Domain is a set of CPUs that share one part of the machine.
+type Domain struct {
+	Level Level
+	// ID is the OS index where the kernel gives one (physical_package_id,
+	// die_id, node number, cluster_id, cache id, core_id), else -1. Core,
+	// die and cluster ids are unique only within their package.
+	ID int
+	// CPUs are the usable CPUs of the domain, sorted.
+	CPUs []int
+}
+
+// cpu is one online CPU.
+type cpu struct {
+	id     int
+	usable bool
+	kind   int            // efficiency rank: 0 is the slowest kind
+	dom    [numLevels]int // index into Topology.domains[level], -1 for none
+}
+
+// domain is a domain over the online CPUs.
+type domain struct {
+	id   int
+	cpus []int // online CPUs, sorted
+}
+
+// Topology describes the CPUs of one machine: which are online and usable,
+// how they group into cores, clusters, caches, NUMA nodes, dies and
+// packages, and which are efficiency cores. A Topology is immutable and safe
+// for concurrent use.
+type Topology struct {
+	cpus    []cpu       // online CPUs, sorted by id
+	index   map[int]int // CPU id -> index in cpus
+	domains [numLevels][]domain
+	// dist holds NUMA distances keyed by node ids; missing pairs are
+	// unknown.
+	dist     map[[2]int]int
+	kinds    int     // number of distinct core kinds (at least 1)
+	offline  []int   // present but not online
+	affinity []int   // affinity mask, nil when unknown
+	cpuset   []int   // cgroup cpuset, nil when none
+	quota    float64 // cgroup CPU quota in CPUs, 0 when none
+	flat     bool
+	notes    []string // fallbacks taken while reading, for String
+	spread   []int    // usable CPU ids in spread order
+}
+
+// Flat returns a topology of n CPUs, numbered 0..n-1, with no structure:
+// each CPU is its own core, all are in one package and one NUMA node, and no
+// cache is known. n < 1 counts as 1.
 func Flat(n int) *Topology {
 	if n < 1 {
 		n = 1
 	}
-	t := &Topology{cpus: make([]int, n)}
-	for i := range t.cpus {
-		t.cpus[i] = i
+	n = min(n, MaxCPUs)
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = i
 	}
-	return t
+	b := newBuilder(ids)
+	b.flat = true
+	return b.finish()
 }
 
-// Read reads a topology from fsys, whose root is a machine's "/".
-func Read(fsys fs.FS) (*Topology, error) {
-	return Flat(runtime.NumCPU()), nil
-}
-
-// Host returns the topology of the machine the process runs on. It never
-// fails: where sysfs cannot be read the topology is flat.
-func Host() *Topology { return Flat(runtime.NumCPU()) }
-
-// Placement returns the OS CPU ids on which n workers should run, in spread
-// order. If n exceeds the usable CPUs, ids repeat.
-func (t *Topology) Placement(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = t.cpus[i%len(t.cpus)]
+// CPUs returns the usable CPU ids (online, in the affinity mask and in the
+// cgroup cpuset), sorted.
+func (t *Topology) CPUs() []int {
+	var out []int
+	for _, c := range t.cpus {
+		if c.usable {
+			out = append(out, c.id)
+		}
 	}
 	return out
 }
 
-// VictimOrder returns, for the worker at index self of a pool placed on cpus,
-// the indices of the other workers grouped by distance, nearest level first.
-func (t *Topology) VictimOrder(cpus []int, self int) [][]int {
-	var lvl []int
-	for i := range cpus {
-		if i != self {
-			lvl = append(lvl, i)
-		}
+// Online returns the online CPU ids, sorted, usable or not.
+func (t *Topology) Online() []int {
+	out := make([]int, len(t.cpus))
+	for i, c := range t.cpus {
+		out[i] = c.id
 	}
-	return [][]int{lvl}
+	return out
 }
 
-// String renders the topology as a small lstopo-like tree.
-func (t *Topology) String() string { return t.Summary() }
+// Offline returns the ids of CPUs that are present but offline.
+func (t *Topology) Offline() []int { return slices.Clone(t.offline) }
 
-// Summary is "packages=N numa=N l3=N cores=N threads=N", counting usable parts.
+// Usable returns how many workers the machine can run at once: the number
+// of usable CPUs, capped by the cgroup CPU quota rounded up
+// (ceil(quota/period)). It is at least 1.
+func (t *Topology) Usable() int {
+	n := len(t.spread)
+	if t.quota > 0 {
+		q := int(math.Ceil(t.quota - 1e-9))
+		n = min(n, max(q, 1))
+	}
+	return max(n, 1)
+}
+
+// Quota returns the cgroup CPU quota in CPUs (quota/period), or 0 when there
+// is none.
+func (t *Topology) Quota() float64 { return t.quota }
+
+// IsFlat reports whether the topology carries no structure because none
+// could be read (Flat, or a tree without sysfs).
+func (t *Topology) IsFlat() bool { return t.flat }
+
+// Domains returns the domains of level l that hold at least one usable CPU,
+// each with its usable CPUs, in order of their lowest CPU id.
+func (t *Topology) Domains(l Level) []Domain {
+	if l < 0 || l >= numLevels {
+		return nil
+	}
+	var out []Domain
+	for _, d := range t.domains[l] {
+		var u []int
+		for _, id := range d.cpus {
+			if t.cpus[t.index[id]].usable {
+				u = append(u, id)
+			}
+		}
+		if len(u) > 0 {
+			out = append(out, Domain{Level: l, ID: d.id, CPUs: u})
+		}
+	}
+	return out
+}
+
+// Kind returns the rank of CPU id's core kind: 0 for the slowest kind
+// (efficiency cores), up to Kinds()-1 for the fastest (performance cores). A machine with one kind of core has rank 0 everywhere. An
+// unknown id gets -1.
+func (t *Topology) Kind(id int) int {
+	i, ok := t.index[id]
+	if !ok {
+		return -1
+	}
+	return t.cpus[i].kind
+}
+
+// Kinds returns the number of distinct core kinds.
+func (t *Topology) Kinds() int { return t.kinds }
+
+// Distance returns the NUMA distance between nodes a and b as the kernel
+// reports it (10 for a node to itself), and false where it is unknown.
+func (t *Topology) Distance(a, b int) (int, bool) {
+	d, ok := t.dist[[2]int{a, b}]
+	return d, ok
+}
+
+// Summary returns exactly "packages=N numa=N l3=N cores=N threads=N",
+// counting the packages, NUMA nodes, L3 domains and cores that hold at least
+// one usable CPU, and the usable CPUs (hardware threads). It does not apply
+// the CPU quota, which limits how many CPUs run at once but not which.
 func (t *Topology) Summary() string {
-	return fmt.Sprintf("packages=1 numa=1 l3=1 cores=%d threads=%d", len(t.cpus), len(t.cpus))
+	return fmt.Sprintf("packages=%d numa=%d l3=%d cores=%d threads=%d",
+		len(t.Domains(LevelPackage)), len(t.Domains(LevelNUMA)), len(t.Domains(LevelL3)),
+		len(t.Domains(LevelCore)), len(t.spread))
 }

@@ -1,0 +1,215 @@
+package topology
+
+import (
+	"slices"
+)
+
+// builder collects what the readers found, CPU by CPU, and turns it into a
+// consistent Topology: every level becomes a partition of the online CPUs,
+// whatever contradictions the files hold.
+type builder struct {
+	ids    []int // online CPUs, sorted
+	online map[int]bool
+	// sets[l][c] is the set of CPUs that CPU c reports for level l (nil:
+	// none reported); osid[l][c] is the OS id of that domain (-1: unknown).
+	sets [numLevels]map[int][]int
+	osid [numLevels]map[int]int
+
+	kind   map[int]int
+	nkinds int
+	dist   map[[2]int]int
+
+	offline, affinity, cpuset []int
+	quota                     float64
+	flat                      bool
+	notes                     []string
+}
+
+func newBuilder(online []int) *builder {
+	ids := slices.Clone(online)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	b := &builder{ids: ids, online: toSet(ids), kind: map[int]int{}, nkinds: 1, dist: map[[2]int]int{}}
+	for l := range numLevels {
+		b.sets[l] = map[int][]int{}
+		b.osid[l] = map[int]int{}
+	}
+	return b
+}
+
+// report records that CPU c belongs, at level l, to the domain holding
+// cpus, whose OS id is id (-1 when unknown).
+func (b *builder) report(l Level, c int, cpus []int, id int) {
+	if !b.online[c] {
+		return
+	}
+	b.sets[l][c] = cpus
+	b.osid[l][c] = id
+}
+
+// groupByID reports, for every CPU in ids whose key is known, the set of
+// CPUs in ids sharing its key. It is the fallback where only *_id files
+// exist: keys must already include the enclosing domain (core_id is unique
+// only within a package and die).
+func (b *builder) groupByID(l Level, keys map[int][3]int, osid map[int]int) {
+	groups := map[[3]int][]int{}
+	for _, c := range b.ids {
+		if k, ok := keys[c]; ok {
+			groups[k] = append(groups[k], c)
+		}
+	}
+	for _, c := range b.ids {
+		if k, ok := keys[c]; ok {
+			if _, done := b.sets[l][c]; !done {
+				id, ok := osid[c]
+				if !ok {
+					id = -1
+				}
+				b.report(l, c, groups[k], id)
+			}
+		}
+	}
+}
+
+func (b *builder) note(s string) { b.notes = append(b.notes, s) }
+
+// partition turns the reported sets of level l into disjoint domains. CPUs
+// are taken in id order; a CPU's domain is its reported set restricted to
+// online CPUs not yet placed, plus itself. A CPU that reports nothing but is
+// named by another CPU's set joins that set (asymmetric cache reports); one
+// named by nobody stays outside the level.
+func (b *builder) partition(l Level) ([]domain, map[int]int) {
+	where := map[int]int{}
+	var doms []domain
+	for _, c := range b.ids {
+		set, ok := b.sets[l][c]
+		if !ok {
+			continue
+		}
+		if _, placed := where[c]; placed {
+			continue
+		}
+		d := domain{id: b.osid[l][c], cpus: []int{c}}
+		where[c] = len(doms)
+		for _, o := range set {
+			if _, placed := where[o]; !placed && b.online[o] {
+				where[o] = len(doms)
+				d.cpus = append(d.cpus, o)
+			}
+		}
+		slices.Sort(d.cpus)
+		d.cpus = slices.Compact(d.cpus)
+		doms = append(doms, d)
+	}
+	// Order domains by their lowest CPU and renumber.
+	order := make([]int, len(doms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return doms[x].cpus[0] - doms[y].cpus[0] })
+	renum := make([]int, len(doms))
+	sorted := make([]domain, len(doms))
+	for newi, oldi := range order {
+		renum[oldi] = newi
+		sorted[newi] = doms[oldi]
+	}
+	for c, i := range where {
+		where[c] = renum[i]
+	}
+	return sorted, where
+}
+
+func (b *builder) finish() *Topology {
+	if len(b.ids) == 0 {
+		// Nothing online could be read: one CPU, as runtime.NumCPU never
+		// reports less.
+		b.ids, b.online = []int{0}, map[int]bool{0: true}
+		b.note("no online CPU found; assuming one")
+	}
+	// Defaults for the levels every CPU must have: its own core, one
+	// package, one NUMA node (hwloc always has at least one).
+	for _, c := range b.ids {
+		if _, ok := b.sets[LevelCore][c]; !ok {
+			b.report(LevelCore, c, []int{c}, -1)
+		}
+	}
+	fillAll := func(l Level, id int) {
+		for _, c := range b.ids {
+			if _, ok := b.sets[l][c]; ok {
+				return
+			}
+		}
+		for _, c := range b.ids {
+			b.report(l, c, b.ids, id)
+		}
+	}
+	fillAll(LevelPackage, -1)
+	for _, c := range b.ids { // a CPU with no package info joins the others'
+		if _, ok := b.sets[LevelPackage][c]; !ok {
+			var rest []int
+			for _, o := range b.ids {
+				if _, ok := b.sets[LevelPackage][o]; !ok {
+					rest = append(rest, o)
+				}
+			}
+			for _, o := range rest {
+				b.report(LevelPackage, o, rest, -1)
+			}
+			break
+		}
+	}
+	fillAll(LevelNUMA, 0)
+
+	t := &Topology{
+		index:    make(map[int]int, len(b.ids)),
+		dist:     b.dist,
+		kinds:    max(b.nkinds, 1),
+		offline:  b.offline,
+		affinity: b.affinity,
+		cpuset:   b.cpuset,
+		quota:    b.quota,
+		flat:     b.flat,
+		notes:    b.notes,
+	}
+	t.cpus = make([]cpu, len(b.ids))
+	for i, c := range b.ids {
+		t.index[c] = i
+		t.cpus[i] = cpu{id: c, kind: b.kind[c]}
+		for l := range numLevels {
+			t.cpus[i].dom[l] = -1
+		}
+	}
+	for l := range numLevels {
+		doms, where := b.partition(l)
+		t.domains[l] = doms
+		for c, d := range where {
+			t.cpus[t.index[c]].dom[l] = d
+		}
+	}
+	t.markUsable(b)
+	t.spread = t.spreadOrder()
+	return t
+}
+
+// markUsable sets the usable flag: online, in the affinity mask and in the
+// cgroup cpuset. Restrictions that would leave nothing are ignored.
+func (t *Topology) markUsable(b *builder) {
+	aff, cs := toSet(b.affinity), toSet(b.cpuset)
+	n := 0
+	for i := range t.cpus {
+		id := t.cpus[i].id
+		u := (b.affinity == nil || aff[id]) && (b.cpuset == nil || cs[id])
+		t.cpus[i].usable = u
+		if u {
+			n++
+		}
+	}
+	if n == 0 {
+		for i := range t.cpus {
+			t.cpus[i].usable = true
+		}
+		if b.affinity != nil || b.cpuset != nil {
+			t.notes = append(t.notes, "affinity mask and cpuset leave no online CPU; ignored")
+		}
+	}
+}

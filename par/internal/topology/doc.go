@@ -1,0 +1,51 @@
+// Package topology reads the CPU topology of a Linux machine from sysfs and
+// procfs and derives worker placement and victim orders from it.
+//
+// # What is read
+//
+// Everything is read through an [fs.FS] rooted at a machine's "/", so that
+// the same code reads the live host ([Host]), a captured directory, or a
+// captured tarball held in memory ([FromArchive], as in hwloc's test suite):
+//
+//   - sys/devices/system/cpu/online (else the cpuN directories and their
+//     cpuN/online flags, else /proc/cpuinfo) for the online CPUs, and
+//     sys/devices/system/cpu/present for the offline ones;
+//   - cpuN/topology: core_cpus_list (else thread_siblings_list, else the
+//     hexadecimal core_cpus or thread_siblings masks, else core_id within
+//     the package and die: core_id is unique only within a die),
+//     cluster_cpus_list and cluster_id, die_cpus_list and die_id,
+//     package_cpus_list (else core_siblings_list or core_siblings, else
+//     physical_package_id);
+//   - cpuN/cache/index*/{level,type,shared_cpu_list|shared_cpu_map} for the L2
+//     and L3 domains (a cache reported by only some of the CPUs it names is
+//     still assigned to all of them, as hwloc does for asymmetric caches);
+//   - sys/devices/system/node/nodeN/{cpulist|cpumap,distance} for NUMA nodes
+//     and their distance matrix;
+//   - hybrid core kinds from sys/devices/cpu_core/cpus and
+//     sys/devices/cpu_atom/cpus, else cpuN/cpu_capacity, else
+//     cpuN/cpufreq/base_frequency (the order hwloc uses);
+//   - the affinity mask from proc/self/status (Cpus_allowed_list) or, for
+//     the live host, sched_getaffinity;
+//   - the cgroup (v2 or v1) cpuset and CPU quota (cpu.max, or
+//     cpu.cfs_quota_us and cpu.cfs_period_us), found through
+//     proc/self/mountinfo or proc/mounts and proc/self/cgroup or
+//     proc/self/cpuset, and walking up the cgroup tree.
+//
+// # Fallbacks
+//
+// Like hwloc, a missing or malformed file never stops the reading: each
+// piece of information falls back to the next source listed above and, at
+// the end, to the least structure (a CPU that is its own core, one package,
+// one NUMA node holding every CPU, no cache domain). CPUs with no known NUMA
+// node where other CPUs have one stay outside every node, as in hwloc. A
+// tree without sysfs, and any system other than Linux, gives a [Flat]
+// topology. No input makes the reader panic; ids of [MaxCPUs] or more are
+// rejected.
+//
+// # Usable CPUs
+//
+// A CPU is usable when it is online, in the affinity mask and in the cgroup
+// cpuset. A CPU quota does not choose CPUs: it caps [Topology.Usable], the
+// number of workers a pool should run, at ceil(quota/period). Where the
+// restrictions leave no CPU (an inconsistent capture), they are ignored.
+package topology
