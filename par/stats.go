@@ -18,6 +18,9 @@ type Stats struct {
 	Workers []WorkerStats // one entry per worker
 	Callers WorkerStats   // work done by goroutines that called a verb from outside the pool
 
+	// The derived figures count the callers as one more participant next to
+	// the workers (a pool of parallelism P runs P-1 worker threads).
+
 	// Imbalance is max/mean busy time over workers (1 is perfect; goal < 1.2).
 	Imbalance float64
 	// Straggler is max/median busy time over workers (goal < 2).

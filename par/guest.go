@@ -1,0 +1,85 @@
+package par
+
+import (
+	"math/bits"
+	"sync/atomic"
+)
+
+// Guest seats.
+//
+// A goroutine that is not a worker and calls a verb borrows one of
+// maxGuests global seats for the length of the call. The seat has a deque,
+// so the caller runs pieces of its own call and pushes split halves where
+// the pool's workers steal them: a small loop finishes on the caller without
+// waking anyone. Nested calls made by bodies that the caller runs find the
+// seat by the caller's goroutine key and reuse it.
+//
+// Invariants:
+//   - bit i of guestMask is set exactly while seat i is held. Acquire is a
+//     CAS that sets the bit; release clears it with And. Both are
+//     sequentially consistent, so everything the previous holder did to the
+//     seat (free lists, stats) happens before the next holder starts.
+//   - a held seat's pool and holder are written by the holder right after
+//     acquiring, before it pushes anything; thieves read pool to choose
+//     seats of their own pool. A thief that reads a stale pool can at worst
+//     steal a task of another pool, which still runs correctly (a task
+//     carries its frame) and only blurs the stats.
+//   - a seat's deque is empty when it is released: the holder leaves only
+//     after its call is complete, and every task it pushed belongs to it.
+//
+// When every seat is held (more than maxGuests goroutines calling at once),
+// a call runs serially on its caller, which is correct and, with that many
+// callers, loses no throughput.
+const maxGuests = 64
+
+const guestBase = 1 << 20 // guest seat ids are guestBase+i
+
+var (
+	guestMask  atomic.Uint64
+	guestSeats [maxGuests]*slot
+)
+
+func init() {
+	for i := range guestSeats {
+		guestSeats[i] = newSlot(nil, int32(guestBase+i), false)
+	}
+}
+
+// lookupGuest returns the seat held by the goroutine with key k, or nil.
+func lookupGuest(k uintptr) *slot {
+	for m := guestMask.Load(); m != 0; m &= m - 1 {
+		g := guestSeats[bits.TrailingZeros64(m)]
+		if g.holder.Load() == k {
+			return g
+		}
+	}
+	return nil
+}
+
+// acquireGuest takes a free seat for pool p and goroutine k, or returns nil.
+func acquireGuest(p *Pool, k uintptr) *slot {
+	for {
+		m := guestMask.Load()
+		if m == ^uint64(0) {
+			return nil
+		}
+		i := bits.TrailingZeros64(^m)
+		if guestMask.CompareAndSwap(m, m|1<<i) {
+			g := guestSeats[i]
+			g.pool = p
+			g.stats = &p.callerStats
+			g.guestPool.Store(p)
+			g.holder.Store(k)
+			return g
+		}
+	}
+}
+
+// releaseGuest frees seat s. Its deque must be empty.
+func releaseGuest(s *slot) {
+	i := int(s.id) - guestBase
+	g := guestSeats[i]
+	g.holder.Store(0)
+	g.guestPool.Store(nil)
+	guestMask.And(^(uint64(1) << i))
+}

@@ -1,0 +1,140 @@
+package par
+
+import (
+	"context"
+	"sync"
+)
+
+// rangeFrame is the frame of a For, ForRange, Map or ForErr call: one per
+// call, recycled through framePool. Exactly one of the bodies is set.
+type rangeFrame struct {
+	loopCore
+	bodyI  func(int)
+	bodyR  func(lo, hi int)
+	bodyE  func(context.Context, int) error
+	ctx    context.Context // ForErr: the context handed to bodies
+	cancel context.CancelFunc
+	errMu  sync.Mutex
+	err    error // ForErr: the first error
+}
+
+var framePool = sync.Pool{New: func() any { return new(rangeFrame) }}
+
+// runRange runs the call described by f over [0, n) on slot s, which is the
+// caller's slot, and returns when every piece is done. The caller then reads
+// f.pe and f.err.
+func runRange(s *slot, f *rangeFrame, n int) {
+	root := s.newTask()
+	root.kind = taskRange
+	root.frame = f
+	root.lo, root.hi = 0, n
+	f.runPiece(s, root)
+	f.wait(s)
+}
+
+// runPiece runs piece t on slot s, splitting it on demand, then hands its
+// completion to its join (see join below). It frees t.
+func (f *rangeFrame) runPiece(s *slot, t *task) {
+	s.stats.pieces.Add(1)
+	f.iterate(s, t)
+	parent := t.parent
+	s.freeTask(t)
+	f.arrive(s, parent)
+}
+
+// iterate runs t's iterations grain by grain. A panic stops the call; the
+// piece then counts as finished.
+func (f *rangeFrame) iterate(s *slot, t *task) {
+	defer func() {
+		if r := recover(); r != nil {
+			f.fail(newPanicError(r))
+		}
+	}()
+	cur := int64(t.lo)
+	g := f.startGrain()
+	t0 := nanotime()
+	for cur < int64(t.hi) && !f.stop.Load() {
+		end := min(cur+g, int64(t.hi))
+		f.call(int(cur), int(end))
+		t1 := nanotime()
+		g = f.adapt(g, end-cur, t1-t0)
+		t0 = t1
+		cur = end
+		if f.worthSplitting(s, int64(t.hi)-cur) {
+			f.split(s, t, int(cur))
+		}
+	}
+}
+
+// call runs the body over [lo, hi).
+func (f *rangeFrame) call(lo, hi int) {
+	switch {
+	case f.bodyR != nil:
+		f.bodyR(lo, hi)
+	case f.bodyI != nil:
+		body := f.bodyI
+		for i := lo; i < hi; i++ {
+			body(i)
+		}
+	default:
+		for i := lo; i < hi; i++ {
+			if f.stop.Load() {
+				return
+			}
+			if err := f.bodyE(f.ctx, i); err != nil {
+				f.setErr(err)
+				return
+			}
+		}
+		if f.ctx.Err() != nil {
+			f.stop.Store(true)
+		}
+	}
+}
+
+// split gives the upper half of t's remaining range [cur, t.hi) to a new
+// task and makes t the lower half. Both become the children of a new join,
+// which takes t's place under t's parent.
+func (f *rangeFrame) split(s *slot, t *task, cur int) {
+	mid := cur + (t.hi-cur)/2
+	j := s.newJoin()
+	j.pending.Store(2)
+	j.parent, j.side = t.parent, t.side
+	r := s.newTask()
+	r.kind, r.frame = taskRange, f
+	r.lo, r.hi = mid, t.hi
+	r.parent, r.side = j, 1
+	t.hi, t.parent, t.side = mid, j, 0
+	s.stats.splits.Add(1)
+	s.dq.Push(r)
+	f.pool.notify()
+}
+
+// arrive reports a finished child at join j and climbs while this child is
+// the last of its pair: the continuation of the join runs right here, on
+// whichever slot finished last, and nobody waits.
+//
+// Ordering: everything a child did happens before its pending.Add, and the
+// last arriver's Add observes both children's, so it (and the owner, through
+// finished) sees all the children's writes.
+func (f *rangeFrame) arrive(s *slot, j *join) {
+	for j != nil {
+		if j.pending.Add(-1) != 0 {
+			return
+		}
+		parent := j.parent
+		s.freeJoin(j)
+		j = parent
+	}
+	f.complete(s)
+}
+
+func (f *rangeFrame) setErr(err error) {
+	f.errMu.Lock()
+	if f.err == nil {
+		f.err = err
+	}
+	f.errMu.Unlock()
+	f.stop.Store(true)
+	f.cancel()
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package par
+
+import "errors"
+
+func pinThread(cpu int) error { return errors.New("parloop: pinning is supported on Linux only") }
+
+const defaultPinning = false

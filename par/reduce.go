@@ -1,0 +1,116 @@
+package par
+
+import "unsafe"
+
+// reduceFrame is the frame of a Reduce call. Each piece folds its
+// iterations left to right starting from its first element (not from
+// identity), and joins combine left and right results in index order, so
+// by associativity the root holds the left fold of the whole input; the
+// caller applies identity once on the left.
+type reduceFrame[T any] struct {
+	loopCore
+	in      []T
+	combine func(a, b T) T
+	result  T
+	have    bool
+}
+
+// rjoin is the join of a Reduce split: the two halves' results.
+//
+// Ordering: a child writes vals[side] and have[side] before its
+// pending.Add; the last arriver reads both after its own Add, which
+// observes the other child's (sync/atomic is sequentially consistent).
+type rjoin[T any] struct {
+	join // first field: a *join of an rjoin is converted back with unsafe
+	vals [2]T
+	have [2]bool
+}
+
+func (f *reduceFrame[T]) runPiece(s *slot, t *task) {
+	s.stats.pieces.Add(1)
+	acc, have := f.iterate(s, t)
+	parent, side := t.parent, t.side
+	s.freeTask(t)
+	f.arrive(s, parent, side, acc, have)
+}
+
+func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			f.fail(newPanicError(r))
+			have = false
+		}
+	}()
+	cur := int64(t.lo)
+	g := f.startGrain()
+	t0 := nanotime()
+	for cur < int64(t.hi) && !f.stop.Load() {
+		end := min(cur+g, int64(t.hi))
+		i := int(cur)
+		if !have {
+			acc, have = f.in[i], true
+			i++
+		}
+		for ; i < int(end); i++ {
+			acc = f.combine(acc, f.in[i])
+		}
+		t1 := nanotime()
+		g = f.adapt(g, end-cur, t1-t0)
+		t0 = t1
+		cur = end
+		if f.worthSplitting(s, int64(t.hi)-cur) {
+			f.split(s, t, int(cur))
+		}
+	}
+	return acc, have
+}
+
+func (f *reduceFrame[T]) split(s *slot, t *task, cur int) {
+	mid := cur + (t.hi-cur)/2
+	j := new(rjoin[T])
+	j.pending.Store(2)
+	j.parent, j.side = t.parent, t.side
+	r := s.newTask()
+	r.kind, r.frame = taskRange, f
+	r.lo, r.hi = mid, t.hi
+	r.parent, r.side = &j.join, 1
+	t.hi, t.parent, t.side = mid, &j.join, 0
+	s.stats.splits.Add(1)
+	s.dq.Push(r)
+	f.pool.notify()
+}
+
+// arrive delivers a piece's result to its join and climbs while it is the
+// last of its pair, combining in index order (see rangeFrame.arrive).
+func (f *reduceFrame[T]) arrive(s *slot, j *join, side uint8, val T, have bool) {
+	for j != nil {
+		rj := (*rjoin[T])(unsafe.Pointer(j))
+		rj.vals[side], rj.have[side] = val, have
+		if j.pending.Add(-1) != 0 {
+			return
+		}
+		val, have = f.merge(rj.vals[0], rj.have[0], rj.vals[1], rj.have[1])
+		side, j = j.side, j.parent
+	}
+	f.result, f.have = val, have
+	f.complete(s)
+}
+
+func (f *reduceFrame[T]) merge(a T, haveA bool, b T, haveB bool) (T, bool) {
+	switch {
+	case f.stop.Load():
+		var zero T
+		return zero, false
+	case haveA && haveB:
+		var out T
+		if pe := catch(func() { out = f.combine(a, b) }); pe != nil {
+			f.fail(pe)
+			return out, false
+		}
+		return out, true
+	case haveA:
+		return a, true
+	default:
+		return b, haveB
+	}
+}

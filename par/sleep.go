@@ -1,0 +1,160 @@
+package par
+
+// The sleep and wake protocol.
+//
+// Parts: every slot has a wake channel of capacity 1, used as a binary
+// semaphore ("token"). The pool keeps a list of sleepers (workers that
+// announced they are about to park) under sleep.mu, with its length
+// mirrored in nSleepers, and a count of spinning workers, nSpinning.
+//
+// Going to sleep (slot.park):
+//  1. add self to sleepers and store nSleepers (under sleep.mu);
+//  2. re-check: scan every deque of the pool (and the wait condition and the
+//     closed flag); if anything is there, unlist and go back to work;
+//  3. block on the wake channel; on waking, unlist self if still listed.
+//
+// Publishing work (pushing a task, then Pool.notify):
+//  1. push onto a deque (an atomic store of bottom);
+//  2. load nSleepers; if 0, or if nSpinning > 0, do nothing;
+//  3. otherwise wakeOne: under sleep.mu, pop one sleeper, count it as
+//     spinning (nSpinning+1) and post its token.
+//
+// The race it prevents, the lost wake-up: a worker scans, finds nothing,
+// and a task is pushed before it parks. All the atomics involved are
+// sequentially consistent, so of "sleeper stores nSleepers, then loads the
+// deques" and "pusher stores bottom, then loads nSleepers", at least one
+// side sees the other's store: either the sleeper's re-check finds the task,
+// or the pusher sees a sleeper and wakes it. A token posted before the
+// sleeper blocks stays in the channel, so the block returns at once.
+//
+// Why a spinner suppresses wake-ups: a spinner scans every deque each round
+// and, before it stops spinning, either takes a task (then calls notify
+// itself, passing the wake-up on, as Go's runtime does with its spinning Ms)
+// or parks with the re-check above. So a task pushed while nSpinning > 0 is
+// seen by someone. A woken worker is counted as spinning by its waker, which
+// is what keeps a burst of pushes from waking a herd: one worker wakes, and
+// the next one only when that one has found work.
+//
+// Stale tokens: a token can outlive its reason (a join signal that arrives
+// after its waiter saw the flag, a wake-up racing a worker that found work
+// on its own). Every waiter re-checks its condition after waking, so a stale
+// token costs one spurious loop, never a missed or a false completion. A
+// worker woken by a stale token is still listed and unlists itself; a worker
+// no longer listed was unlisted by a waker, which counted it as spinning.
+//
+// Spinning is bounded in time (spinRounds scans) and in number (at most
+// half the active workers, at least one), because spinning locked threads
+// hold Ps: they delay timers, the GC and the caller's goroutine. A spinner
+// pauses with the PAUSE instruction between rounds, never runtime.Gosched,
+// which costs 15 to 22 µs in a locked goroutine.
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+type sleepState struct {
+	mu        sync.Mutex
+	sleepers  []*slot // guarded by mu
+	nSleepers atomic.Int32
+	nSpinning atomic.Int32
+}
+
+const (
+	spinRounds = 64  // scans before parking
+	spinPauses = 100 // PAUSE instructions between scans (~3 µs per round)
+)
+
+// notify is called after pushing a task. Two atomic loads on the fast path.
+func (p *Pool) notify() {
+	if p.sleep.nSleepers.Load() == 0 || p.sleep.nSpinning.Load() > 0 {
+		return
+	}
+	p.wakeOne()
+}
+
+// wakeOne wakes one sleeper, if there is one and nobody is spinning.
+func (p *Pool) wakeOne() {
+	p.maybeResize()
+	st := &p.sleep
+	st.mu.Lock()
+	n := len(st.sleepers)
+	if n == 0 || st.nSpinning.Load() > 0 {
+		st.mu.Unlock()
+		return
+	}
+	s := st.sleepers[n-1]
+	st.sleepers[n-1] = nil
+	st.sleepers = st.sleepers[:n-1]
+	st.nSleepers.Store(int32(n - 1))
+	st.nSpinning.Add(1) // the woken worker starts out spinning
+	st.mu.Unlock()
+	s.signal()
+}
+
+// tryStartSpinning admits the caller as a spinner if fewer than half the
+// active workers (at least one) spin already.
+func (p *Pool) tryStartSpinning(active int) bool {
+	limit := int32(max(1, active/2))
+	for {
+		n := p.sleep.nSpinning.Load()
+		if n >= limit {
+			return false
+		}
+		if p.sleep.nSpinning.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// stopSpinning is called by a spinner that found work: it passes the
+// wake-up on, since more work may be waiting (see the protocol above).
+func (p *Pool) stopSpinning() {
+	p.sleep.nSpinning.Add(-1)
+	p.notify()
+}
+
+// list adds s to the sleepers (protocol step 1).
+func (p *Pool) list(s *slot) {
+	st := &p.sleep
+	st.mu.Lock()
+	st.sleepers = append(st.sleepers, s)
+	st.nSleepers.Store(int32(len(st.sleepers)))
+	st.mu.Unlock()
+}
+
+// unlist removes s from the sleepers. It reports whether s had already been
+// removed by a waker, in which case s is counted as spinning.
+func (p *Pool) unlist(s *slot) (woken bool) {
+	st := &p.sleep
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i, x := range st.sleepers {
+		if x == s {
+			last := len(st.sleepers) - 1
+			st.sleepers[i] = st.sleepers[last]
+			st.sleepers[last] = nil
+			st.sleepers = st.sleepers[:last]
+			st.nSleepers.Store(int32(last))
+			return false
+		}
+	}
+	return true
+}
+
+// park puts worker s to sleep until it is woken (steps 1 to 3 above). It
+// returns a task if the re-check found one. done, if not nil, is a wait
+// condition that also ends the sleep. woken reports that s was woken by a
+// waker and is now counted as spinning.
+func (s *slot) park(done *atomic.Bool) (t *task, woken bool) {
+	p := s.pool
+	p.list(s)
+	t = s.findWork()
+	if t != nil || (done != nil && done.Load()) || p.closed.Load() {
+		return t, p.unlist(s)
+	}
+	t0 := nanotime()
+	<-s.wake
+	s.stats.idleNs.Add(nanotime() - t0)
+	return nil, p.unlist(s)
+}

@@ -1,0 +1,79 @@
+package par
+
+import (
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/deque"
+	"golang.org/x/sys/cpu"
+)
+
+// A slot is a seat at which tasks run: either one of the pool's workers, or a
+// guest seat lent to a goroutine from outside the pool for the length of one
+// call, so that the caller runs pieces of its own call.
+//
+// Owner-only fields (the free lists, rng) are touched only by the goroutine
+// that holds the seat: the worker goroutine, or the guest caller.
+type slot struct {
+	pool   *Pool
+	id     int32 // workers: 0..n-1; guests: guestBase+i
+	worker bool
+	cpu    int // the CPU the worker is placed on; -1 for guests
+
+	dq   *deque.Deque[task]
+	wake chan struct{} // capacity 1: a binary semaphore, see sleep.go
+
+	// guests only: the key of the goroutine holding the seat (0 when free),
+	// and the pool it is held for, read by thieves (see guest.go).
+	holder    atomic.Uintptr
+	guestPool atomic.Pointer[Pool]
+
+	freeTasks *task
+	freeJoins *join
+	rng       uint64
+
+	// stats points at the worker's own counters, or for a guest seat at
+	// its pool's callers' counters.
+	stats *slotStats
+}
+
+// slotStats are the counters behind WorkerStats. Only the slot's owner writes
+// them (Add), a Stats snapshot reads them concurrently (Load); atomics make
+// that race-free, and no ordering between counters is promised.
+type slotStats struct {
+	_                                    cpu.CacheLinePad
+	pieces, steals, failedSteals, splits atomic.Int64
+	busyNs, idleNs                       atomic.Int64
+	_                                    cpu.CacheLinePad
+}
+
+func newSlot(p *Pool, id int32, worker bool) *slot {
+	return &slot{
+		pool:   p,
+		id:     id,
+		worker: worker,
+		cpu:    -1,
+		dq:     newDeque(),
+		wake:   make(chan struct{}, 1),
+		rng:    uint64(id)*0x9e3779b97f4a7c15 + 1,
+		stats:  new(slotStats),
+	}
+}
+
+// rand returns a pseudo-random number (xorshift64*), owner only.
+func (s *slot) rand() uint64 {
+	x := s.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	s.rng = x
+	return x * 0x2545f4914f6cdd1d
+}
+
+// signal posts a wake-up token to s without blocking. A token already pending
+// is enough: whoever consumes it re-checks its condition (see sleep.go).
+func (s *slot) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}

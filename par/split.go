@@ -1,0 +1,114 @@
+package par
+
+// Lazy binary splitting with an adaptive grain.
+//
+// A piece [lo, hi) runs a grain of iterations, then looks for demand: if its
+// slot's deque is empty (nobody can steal from it) and the rest is worth
+// more than a split costs, it splits the rest in half, pushes the upper half
+// and carries on with the lower one (Tzannes, Caragea, Barua, Vishkin, "Lazy
+// Binary Splitting", PPoPP 2010). Splitting thus happens only when and where
+// some worker could take the other half.
+//
+// The grain adapts to the measured cost of an iteration: every grain is
+// timed, and the next one is sized to take about grainTargetNs (growing at
+// most 64-fold per step, since the first estimates include the clock's own
+// cost). The learned grain and cost are kept in the call's frame, so pieces
+// stolen later start with them. A Grain option is a lower bound, never
+// required.
+//
+// What a split is worth: the pushed half must pay for the push, the steal
+// and, when every other worker sleeps, the wake-up of a locked thread (10 to
+// 30 µs here). A tiny loop therefore never splits and never wakes anyone.
+
+import "sync/atomic"
+
+const (
+	grainTargetNs = 2_000  // aim for grains of about 2 µs
+	splitMinNs    = 4_000  // least work worth splitting off when a worker can take it at once
+	splitWakeNs   = 50_000 // least work worth splitting off when a sleeper must be woken
+)
+
+// loopCore is the state every range-like call shares between its pieces.
+type loopCore struct {
+	pool     *Pool
+	owner    *slot        // the slot of the goroutine that made the call
+	minGrain int64        // the Grain hint, at least 1
+	grain    atomic.Int64 // learned iterations per grain
+	costPs   atomic.Int64 // learned cost of one iteration, in picoseconds
+	stop     atomic.Bool  // no new grains: set on panic, error or cancellation
+	finished atomic.Bool  // the root join completed
+	thief    atomic.Int32 // id+1 of the last slot that stole a piece
+	pe       atomic.Pointer[PanicError]
+}
+
+func (c *loopCore) reset(p *Pool, owner *slot, minGrain int) {
+	c.pool, c.owner = p, owner
+	c.minGrain = int64(max(1, minGrain))
+	c.grain.Store(c.minGrain)
+	c.costPs.Store(0)
+	c.stop.Store(false)
+	c.finished.Store(false)
+	c.thief.Store(0)
+	c.pe.Store(nil)
+}
+
+func (c *loopCore) noteThief(id int32) { c.thief.Store(id + 1) }
+
+// fail records the first panic and stops the call.
+func (c *loopCore) fail(pe *PanicError) {
+	c.pe.CompareAndSwap(nil, pe)
+	c.stop.Store(true)
+}
+
+// startGrain is the grain a piece starts with.
+func (c *loopCore) startGrain() int64 {
+	return max(c.grain.Load(), c.minGrain)
+}
+
+// adapt records that iters iterations took dt ns and returns the next grain.
+func (c *loopCore) adapt(g, iters, dt int64) int64 {
+	if dt < 1 {
+		dt = 1
+	}
+	c.costPs.Store(dt * 1000 / iters)
+	next := iters * grainTargetNs / dt
+	next = min(next, 64*g)
+	next = max(next, c.minGrain, 1)
+	if next > c.grain.Load() {
+		c.grain.Store(next)
+	}
+	return next
+}
+
+// worthSplitting reports whether a piece with rem iterations left, running
+// on s, should split now.
+func (c *loopCore) worthSplitting(s *slot, rem int64) bool {
+	if rem < 2 || s.dq == nil || s.dq.Len() != 0 {
+		return false
+	}
+	est := rem * c.costPs.Load() / 1000
+	st := &c.pool.sleep
+	if st.nSleepers.Load() > 0 && st.nSpinning.Load() == 0 {
+		return est >= splitWakeNs
+	}
+	return est >= splitMinNs
+}
+
+// complete marks the call finished and, if another slot made the call,
+// posts its token. The owner may recycle the frame as soon as it sees
+// finished, so owner is read first and nothing is touched after the store.
+func (c *loopCore) complete(s *slot) {
+	owner := c.owner
+	c.finished.Store(true)
+	if owner != s {
+		owner.signal()
+	}
+}
+
+// wait runs the owner's side of the call after its root piece: help until
+// every piece is done.
+func (c *loopCore) wait(s *slot) {
+	if !c.finished.Load() {
+		s.helpUntil(&c.finished, &c.thief)
+	}
+}

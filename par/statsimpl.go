@@ -1,0 +1,108 @@
+package par
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+func (c *slotStats) snapshot() WorkerStats {
+	return WorkerStats{
+		Pieces:       c.pieces.Load(),
+		Steals:       c.steals.Load(),
+		FailedSteals: c.failedSteals.Load(),
+		Splits:       c.splits.Load(),
+		Busy:         time.Duration(c.busyNs.Load()),
+		Idle:         time.Duration(c.idleNs.Load()),
+	}
+}
+
+func (c *slotStats) reset() {
+	c.pieces.Store(0)
+	c.steals.Store(0)
+	c.failedSteals.Store(0)
+	c.splits.Store(0)
+	c.busyNs.Store(0)
+	c.idleNs.Store(0)
+}
+
+// Stats returns a snapshot of the pool's counters since it started or since
+// the last ResetStats, with the derived figures. Counters are read one by
+// one while workers run, so a snapshot taken mid-call is approximate.
+func (p *Pool) Stats() Stats {
+	l := p.layout.Load()
+	st := Stats{
+		Wall:    time.Duration(nanotime() - p.statsFrom.Load()),
+		Callers: p.callerStats.snapshot(),
+	}
+	var busy []time.Duration
+	var total time.Duration
+	var pieces, steals int64
+	for _, s := range l.workers[:l.active] {
+		w := s.stats.snapshot()
+		st.Workers = append(st.Workers, w)
+		busy = append(busy, w.Busy)
+		total += w.Busy
+		pieces += w.Pieces
+		steals += w.Steals
+	}
+	pieces += st.Callers.Pieces
+	// The callers are one more participant: a pool of parallelism P runs
+	// P-1 workers and counts on the caller for the P-th share.
+	if st.Callers.Busy > 0 {
+		busy = append(busy, st.Callers.Busy)
+		total += st.Callers.Busy
+	}
+	if n := len(busy); n > 0 && total > 0 {
+		slices.Sort(busy)
+		mean := float64(total) / float64(n)
+		st.Imbalance = float64(busy[n-1]) / mean
+		median := float64(busy[n/2])
+		if n%2 == 0 {
+			median = (float64(busy[n/2-1]) + float64(busy[n/2])) / 2
+		}
+		if median > 0 {
+			st.Straggler = float64(busy[n-1]) / median
+		}
+		if st.Wall > 0 {
+			st.Utilization = float64(total) / (float64(n) * float64(st.Wall))
+		}
+	}
+	if pieces > 0 {
+		st.StealRate = float64(steals) / float64(pieces)
+	}
+	return st
+}
+
+// ResetStats zeroes the pool's counters and restarts the wall clock.
+func (p *Pool) ResetStats() {
+	for _, s := range p.layout.Load().workers {
+		s.stats.reset()
+	}
+	p.callerStats.reset()
+	p.statsFrom.Store(nanotime())
+}
+
+// Placement describes where the pool's workers run (or will run, before
+// its first use): one line per worker with its CPU, and whether threads are
+// pinned.
+func (p *Pool) Placement() string {
+	l := p.layout.Load()
+	m := l.machine
+	if m == nil {
+		m = p.cfg.machine
+	}
+	if m == nil {
+		m = HostMachine()
+	}
+	n := p.Workers() - 1
+	cpus := m.t.Placement(n)
+	pinned := p.cfg.pinning && !m.simulated
+	var b strings.Builder
+	fmt.Fprintf(&b, "pool: parallelism %d = %d worker threads + the calling goroutine, pinned=%v\n", n+1, n, pinned)
+	for i, c := range cpus {
+		fmt.Fprintf(&b, "  worker %d: cpu %d\n", i, c)
+	}
+	return b.String()
+}

@@ -1,0 +1,165 @@
+package par
+
+import "sync/atomic"
+
+// run is a worker's main loop: take work (own deque, then steal), run it,
+// and when there is none, spin briefly and park (sleep.go). It returns when
+// the pool is closed and the worker's deque is empty.
+func (s *slot) run() {
+	p := s.pool
+	for {
+		if p.closed.Load() && s.dq.Len() == 0 {
+			return
+		}
+		if int(s.id) >= p.layout.Load().active {
+			s.retired()
+			continue
+		}
+		t := s.findWork()
+		if t == nil {
+			t = s.idle()
+		}
+		if t != nil {
+			s.runTop(t)
+		}
+	}
+}
+
+// retired parks a worker that a GOMAXPROCS decrease took out of service,
+// after it has run what is left in its own deque. Thieves never wait on it,
+// and resizeLocked or Close post its token.
+func (s *slot) retired() {
+	if t := s.dq.Pop(); t != nil {
+		s.runTop(t)
+		return
+	}
+	if !s.pool.closed.Load() {
+		<-s.wake
+	}
+}
+
+// idle spins (if allowed) and then parks until there is work. It returns a
+// task, or nil when the worker should re-check its state (closed, retired,
+// or a stale token).
+func (s *slot) idle() *task {
+	p := s.pool
+	spinning := p.cfg.backoff && p.tryStartSpinning(p.layout.Load().active)
+	for {
+		if spinning {
+			if t := s.spin(); t != nil {
+				p.stopSpinning()
+				return t
+			}
+			p.sleep.nSpinning.Add(-1)
+		}
+		if p.closed.Load() {
+			return nil
+		}
+		t, woken := s.park(nil)
+		if t == nil && woken {
+			t = s.findWork()
+		}
+		if t != nil {
+			if woken {
+				p.stopSpinning()
+			}
+			return t
+		}
+		if !woken || !p.cfg.backoff {
+			if woken {
+				p.sleep.nSpinning.Add(-1)
+			}
+			return nil
+		}
+		spinning = true // a waker counted us as spinning: search a while
+	}
+}
+
+// spin scans for work for a bounded time.
+func (s *slot) spin() *task {
+	for i := 0; i < spinRounds; i++ {
+		if t := s.findWork(); t != nil {
+			return t
+		}
+		if s.pool.closed.Load() {
+			return nil
+		}
+		spinPause(spinPauses)
+	}
+	return nil
+}
+
+// runTop runs a task taken at the top of the worker loop and accounts its
+// time as busy.
+func (s *slot) runTop(t *task) {
+	t0 := nanotime()
+	s.execute(t)
+	s.stats.busyNs.Add(nanotime() - t0)
+}
+
+// execute runs one task.
+func (s *slot) execute(t *task) {
+	if t.kind == taskRange {
+		t.frame.runPiece(s, t)
+		return
+	}
+	s.runFunc(t)
+}
+
+// findWork returns a task from the slot's own deque or, for workers, stolen
+// from another slot of the pool; nil if every deque looked empty.
+func (s *slot) findWork() *task {
+	if t := s.dq.Pop(); t != nil {
+		return t
+	}
+	if !s.worker {
+		return nil
+	}
+	return s.steal(-1)
+}
+
+// helpUntil runs other work until done is set: its own deque first, then
+// steals (guests too: a caller waiting for its call helps the workers),
+// trying the slot recorded in thief first
+// (leapfrogging: the thief of our task is likely to hold its subtasks). A
+// worker parks only when no deque has work, with done as its wake
+// condition; a guest blocks on its token. The party that sets done posts a
+// token to this slot afterwards (see sleep.go for why that cannot be lost).
+func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
+	spins := 0
+	limit := spinRounds
+	if !s.worker {
+		limit = guestSpinRounds
+	}
+	for !done.Load() {
+		if t := s.dq.Pop(); t != nil {
+			s.execute(t)
+			spins = 0
+			continue
+		}
+		if t := s.steal(thief.Load() - 1); t != nil {
+			s.execute(t)
+			spins = 0
+			continue
+		}
+		if spins < limit {
+			spins++
+			spinPause(spinPauses)
+			continue
+		}
+		spins = 0
+		if !s.worker {
+			<-s.wake
+			continue
+		}
+		t, woken := s.park(done)
+		if woken {
+			s.pool.stopSpinning()
+		}
+		if t != nil {
+			s.execute(t)
+		}
+	}
+}
+
+const guestSpinRounds = 8
