@@ -51,7 +51,10 @@ func (t *Topology) spreadOrder() []int {
 
 // interleave orders items (indices into t.cpus, sorted by CPU id) so that
 // consecutive items fall in different domains of spreadLevels[depth] as
-// long as possible, recursively.
+// long as possible, recursively. Domains take turns in proportion to their
+// sizes: item j of a domain holding n items sits at (j+1/2)/n, so any prefix
+// of the order gives each domain its fair share (equal domains take plain
+// turns), which matters where a cpuset leaves domains of unequal sizes.
 func (t *Topology) interleave(items []int, depth int) []int {
 	if depth == len(spreadLevels) || len(items) <= 1 {
 		return items
@@ -69,17 +72,22 @@ func (t *Topology) interleave(items []int, depth int) []int {
 	if len(keys) == 1 {
 		return t.interleave(items, depth+1)
 	}
+	type slot struct{ g, j, n int }
+	var slots []slot
 	lists := make([][]int, len(keys))
 	for g, d := range keys {
 		lists[g] = t.interleave(groups[d], depth+1)
-	}
-	out := make([]int, 0, len(items))
-	for r := 0; len(out) < len(items); r++ {
-		for _, li := range lists {
-			if r < len(li) {
-				out = append(out, li[r])
-			}
+		for j := range lists[g] {
+			slots = append(slots, slot{g, j, len(lists[g])})
 		}
+	}
+	slices.SortFunc(slots, func(a, b slot) int {
+		// (2a.j+1)/(2a.n) against (2b.j+1)/(2b.n).
+		return cmp.Or(cmp.Compare((2*a.j+1)*b.n, (2*b.j+1)*a.n), cmp.Compare(a.g, b.g))
+	})
+	out := make([]int, len(slots))
+	for i, s := range slots {
+		out[i] = lists[s.g][s.j]
 	}
 	return out
 }
