@@ -125,7 +125,7 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 			if d := a.mkdirAll(name); d != nil {
 				d.mtime = h.ModTime
 			}
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg:
 			if total += h.Size; h.Size < 0 || total > maxArchiveBytes {
 				return nil, errors.New("topology: archive too large")
 			}

@@ -1,0 +1,77 @@
+// Command topology prints a machine's CPU topology, like a small lstopo,
+// and the placement of a pool's workers on it.
+//
+// With no flag it reads the machine it runs on. With -root PATH it reads a
+// captured tree instead of "/": PATH is a directory holding the machine's
+// "sys" and "proc", or a tar archive of them (.tar.bz2, as in hwloc's test
+// suite). The affinity mask and cgroup limits then come from the capture
+// where it has them, and the pool is simulated: it takes the capture's CPU
+// ids and pins nothing.
+//
+//	go run ./examples/topology
+//	go run ./examples/topology -root ../shared/topologies/64amd64-4s2n4ca2co.tar.bz2
+//
+// The output ends with one line, exactly
+//
+//	packages=N numa=N l3=N cores=N threads=N
+//
+// counting the parts of the machine that hold a usable CPU (online, in the
+// affinity mask and in the cgroup cpuset). Scripts and tests read that line.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parloop/parloop/par"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the command, with its arguments and outputs as parameters so that
+// tests can call it. It returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("topology", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	root := fl.String("root", "", "read the captured tree at `PATH` (a directory or a .tar.bz2) instead of /")
+	workers := fl.Int("workers", 0, "show the placement of a pool of `N` workers (default: GOMAXPROCS on this machine, all usable CPUs of a capture)")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "topology: unexpected arguments %q\n", fl.Args())
+		return 2
+	}
+
+	var m *par.Machine
+	if *root == "" {
+		m = par.HostMachine()
+	} else {
+		var err error
+		if m, err = par.ReadMachine(*root); err != nil {
+			fmt.Fprintf(stderr, "topology: %v\n", err)
+			return 1
+		}
+	}
+	fmt.Fprint(stdout, m)
+
+	opts := []par.PoolOption{par.OnMachine(m)}
+	n := *workers
+	if n <= 0 && *root != "" {
+		// A capture's machine is not this one: show a pool as large as it.
+		n = m.CPUs()
+	}
+	if n > 0 {
+		opts = append(opts, par.Workers(n))
+	}
+	p := par.NewPool(opts...)
+	defer p.Close()
+	fmt.Fprint(stdout, p.Placement())
+
+	fmt.Fprintln(stdout, m.Summary())
+	return 0
+}
