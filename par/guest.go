@@ -25,7 +25,8 @@ import (
 //     steal a task of another pool, which still runs correctly (a task
 //     carries its frame) and only blurs the stats.
 //   - a seat's deque is empty when it is released: the holder leaves only
-//     after its call is complete, and every task it pushed belongs to it.
+//     after its call is complete and after running whatever else is left in
+//     its deque (pieces of other calls that split while it was helping).
 //
 // When every seat is held (more than maxGuests goroutines calling at once),
 // a call runs serially on its caller, which is correct and, with that many
@@ -70,13 +71,21 @@ func acquireGuest(p *Pool, k uintptr) *slot {
 			g.stats = &p.callerStats
 			g.guestPool.Store(p)
 			g.holder.Store(k)
+			if g.calls++; g.calls%resizeCheckCalls == 0 {
+				p.maybeResize()
+			}
 			return g
 		}
 	}
 }
 
-// releaseGuest frees seat s. Its deque must be empty.
+// releaseGuest frees seat s. A seat's deque is invisible to thieves once
+// released, so whatever is left in it is run first: pieces of other calls
+// that split while this caller was helping (helpUntil steals).
 func releaseGuest(s *slot) {
+	for t := s.dq.Pop(); t != nil; t = s.dq.Pop() {
+		s.execute(t)
+	}
 	i := int(s.id) - guestBase
 	g := guestSeats[i]
 	g.holder.Store(0)

@@ -108,6 +108,7 @@ func (f *rangeFrame) split(s *slot, t *task, cur int) {
 	s.stats.splits.Add(1)
 	s.dq.Push(r)
 	f.pool.notify()
+	f.pool.maybeResize() // splits are rare and worth >= splitMinNs: a cheap place to follow GOMAXPROCS
 }
 
 // arrive reports a finished child at join j and climbs while this child is

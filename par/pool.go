@@ -122,7 +122,8 @@ func (p *Pool) ensureStarted() {
 }
 
 // maybeResize follows GOMAXPROCS. GOMAXPROCS(0) takes the scheduler's lock,
-// so it is read at most once per resizeEvery and only on the slow wake path.
+// so it is read at most once per resizeEvery, and only from slow paths: a
+// wake-up, a split, and every resizeCheckCalls-th call on a guest seat.
 func (p *Pool) maybeResize() {
 	if p.cfg.workers > 0 {
 		return
@@ -143,7 +144,10 @@ func (p *Pool) maybeResize() {
 	}
 }
 
-const resizeEvery = 10_000_000 // 10 ms
+const (
+	resizeEvery      = 10_000_000 // 10 ms
+	resizeCheckCalls = 64
+)
 
 // resizeLocked publishes a layout for parallelism n (n-1 active workers), starting workers
 // that do not exist yet and waking retired ones that become active. Workers

@@ -78,6 +78,7 @@ func (f *reduceFrame[T]) split(s *slot, t *task, cur int) {
 	s.stats.splits.Add(1)
 	s.dq.Push(r)
 	f.pool.notify()
+	f.pool.maybeResize() // splits are rare and worth >= splitMinNs: a cheap place to follow GOMAXPROCS
 }
 
 // arrive delivers a piece's result to its join and climbs while it is the

@@ -30,6 +30,7 @@ type slot struct {
 	freeTasks *task
 	freeJoins *join
 	rng       uint64
+	calls     uint64 // guests: calls made on the seat, to pace maybeResize
 
 	// stats points at the worker's own counters, or for a guest seat at
 	// its pool's callers' counters.

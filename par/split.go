@@ -28,6 +28,26 @@ const (
 	splitWakeNs   = 50_000 // least work worth splitting off when a sleeper must be woken
 )
 
+// Stopping a call (panics, errors, cancellation).
+//
+//  1. Whoever sees the reason first stores it: the first panic by a CAS on
+//     pe, the first error under errMu, and then stop.Store(true). A ForErr
+//     error also cancels the context handed to the bodies.
+//  2. Every piece loads stop before each grain (and ForErr before each
+//     iteration, and checks the context after each grain), so no new grain
+//     starts once stop is visible; a running body is never interrupted.
+//  3. A stopped piece still arrives at its join, so the join tree still
+//     completes and the caller still gets its token: stopping never hangs
+//     a call, and the caller returns only after every running body has
+//     returned. Pieces still in deques are taken as usual and return at
+//     once.
+//  4. The caller reads pe and err after it saw finished; the stores in 1
+//     happen before the arrivals in 3, so it sees them.
+//
+// The race this prevents: a piece that starts after the panic (it would
+// run bodies the user expects skipped) or a caller that returns while a
+// body still runs (it would read results being written).
+
 // loopCore is the state every range-like call shares between its pieces.
 type loopCore struct {
 	pool     *Pool

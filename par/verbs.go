@@ -214,6 +214,10 @@ func invoke(p *Pool, fns []func()) {
 	if guest {
 		defer releaseGuest(s)
 	}
+	if len(fns) == 2 {
+		s.join2(fns[0], fns[1])
+		return
+	}
 	s.invokeN(fns)
 }
 

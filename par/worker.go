@@ -52,7 +52,7 @@ func (s *slot) idle() *task {
 			}
 			p.sleep.nSpinning.Add(-1)
 		}
-		if p.closed.Load() {
+		if p.closed.Load() || int(s.id) >= p.layout.Load().active {
 			return nil
 		}
 		t, woken := s.park(nil)
