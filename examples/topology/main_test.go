@@ -60,6 +60,7 @@ func consoleSummary(t *testing.T, name string) string {
 func TestCaptures(t *testing.T) {
 	for _, name := range []string{"64amd64-4s2n4ca2co", "128arm-2pa2n8cluster4co", "offline-cpu0-node0", "20em64t-hybrid-1p6c2t+2ca4co1t"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			got, out := lastLine(t, "-root", filepath.Join(capturesDir, name+".tar.bz2"))
 			if want := consoleSummary(t, name); got != want {
 				t.Errorf("summary %q, want %q", got, want)
@@ -72,10 +73,13 @@ func TestCaptures(t *testing.T) {
 	// The cgroup capture has an XML description but no console: its cgroup
 	// cpuset (CPUs 0-5) leaves one package, two NUMA nodes and L3s, six
 	// cores (the topology package's tests check this against the XML).
-	got, _ := lastLine(t, "-root", filepath.Join(capturesDir, "32amd64-4s2n4c-cgroup2.tar.bz2"))
-	if want := "packages=1 numa=2 l3=2 cores=6 threads=6"; got != want {
-		t.Errorf("cgroup2 capture: summary %q, want %q", got, want)
-	}
+	t.Run("32amd64-4s2n4c-cgroup2", func(t *testing.T) {
+		t.Parallel()
+		got, _ := lastLine(t, "-root", filepath.Join(capturesDir, "32amd64-4s2n4c-cgroup2.tar.bz2"))
+		if want := "packages=1 numa=2 l3=2 cores=6 threads=6"; got != want {
+			t.Errorf("summary %q, want %q", got, want)
+		}
+	})
 }
 
 func TestHostAndDirectory(t *testing.T) {

@@ -39,6 +39,7 @@ func TestCaptures(t *testing.T) {
 		want, got string
 	}
 	var rows []row
+	prefetchCaptures(t)
 	for _, name := range captureNames(t) {
 		t.Run(name, func(t *testing.T) {
 			e := loadExpected(t, name)
@@ -190,14 +191,10 @@ func checkPlacement(t *testing.T, top *Topology) {
 // from near to far.
 func checkVictims(t *testing.T, top *Topology, cpus []int) {
 	t.Helper()
-	rank := map[string]int{}
-	for i, n := range relNames[:relRemote] {
-		rank[n] = i
-	}
 	for self := range cpus {
 		levels := top.VictimOrder(cpus, self)
 		var all []int
-		prev, prevDist := -1, -1
+		var prev *relKey
 		for _, l := range levels {
 			if len(l) == 0 {
 				t.Fatalf("worker %d: empty level in %v", self, levels)
@@ -208,11 +205,16 @@ func checkVictims(t *testing.T, top *Topology, cpus []int) {
 					t.Fatalf("worker %d: level mixes %s and %s", self, rel, r)
 				}
 			}
-			cl, d := top.relation(cpus[self], cpus[l[0]])
-			if cl < prev || (cl == prev && d <= prevDist) {
+			k := top.relation(cpus[self], cpus[l[0]])
+			for _, j := range l {
+				if top.relation(cpus[self], cpus[j]) != k {
+					t.Fatalf("worker %d: level %v mixes relations", self, l)
+				}
+			}
+			if prev != nil && prev.compare(k) >= 0 {
 				t.Fatalf("worker %d: levels out of order: %v", self, levels)
 			}
-			prev, prevDist = cl, d
+			prev = &k
 			all = append(all, l...)
 		}
 		slices.Sort(all)

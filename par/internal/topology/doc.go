@@ -10,15 +10,19 @@
 //   - sys/devices/system/cpu/online (else the cpuN directories and their
 //     cpuN/online flags, else /proc/cpuinfo) for the online CPUs, and
 //     sys/devices/system/cpu/present for the offline ones;
-//   - cpuN/topology: core_cpus_list (else thread_siblings_list, else the
-//     hexadecimal core_cpus or thread_siblings masks, else core_id within
-//     the package and die: core_id is unique only within a die),
-//     cluster_cpus_list and cluster_id, die_cpus_list and die_id,
-//     package_cpus_list (else core_siblings_list or core_siblings, else
+//   - cpuN/topology: core_cpus_list (else thread_siblings_list on older
+//     kernels, else core_id within the package and die: core_id is unique
+//     only within a die; siblings with another core_id, as old kernels
+//     report for AMD compute units, are cores of their own, as in hwloc),
+//     cluster_cpus_list where cluster_id is not -1, die_cpus_list where
+//     die_id is not -1, package_cpus_list (else core_siblings_list, else
 //     physical_package_id);
 //   - cpuN/cache/index*/{level,type,shared_cpu_list|shared_cpu_map} for the L2
 //     and L3 domains (a cache reported by only some of the CPUs it names is
 //     still assigned to all of them, as hwloc does for asymmetric caches);
+//     for every *_list file above, its hexadecimal twin (core_cpus,
+//     shared_cpu_map, cpumap...) is read too and, like hwloc, wins where a
+//     capture's two disagree;
 //   - sys/devices/system/node/nodeN/{cpulist|cpumap,distance} for NUMA nodes
 //     and their distance matrix;
 //   - hybrid core kinds from sys/devices/cpu_core/cpus and
@@ -48,4 +52,14 @@
 // cpuset. A CPU quota does not choose CPUs: it caps [Topology.Usable], the
 // number of workers a pool should run, at ceil(quota/period). Where the
 // restrictions leave no CPU (an inconsistent capture), they are ignored.
+//
+// # Placement and victims
+//
+// [Topology.Placement] spreads workers: one hardware thread per core first,
+// taking turns across packages, dies, NUMA nodes, L3 domains, clusters and
+// L2 domains (in proportion to their usable CPUs), then the SMT siblings,
+// with efficiency cores last. [Topology.VictimOrder] groups a worker's
+// possible victims by the smallest domain they share with it (SMT sibling,
+// cluster or L2, L3, NUMA node, die, package), then the other NUMA nodes by
+// distance.
 package topology

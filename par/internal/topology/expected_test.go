@@ -65,6 +65,21 @@ func captureFS(t testing.TB, name string) fs.FS {
 	return fsys
 }
 
+// prefetchCaptures reads all the tarballs at once (bzip2 is slow under the
+// race detector) and waits for them.
+func prefetchCaptures(t testing.TB) {
+	var wg sync.WaitGroup
+	for _, name := range captureNames(t) {
+		wg.Go(func() {
+			f, _ := archiveCache.LoadOrStore(name, sync.OnceValues(func() (fs.FS, error) {
+				return FromArchive(filepath.Join(capturesDir, name+".tar.bz2"))
+			}))
+			_, _ = f.(func() (fs.FS, error))()
+		})
+	}
+	wg.Wait()
+}
+
 func captureTopology(t testing.TB, name string) *Topology {
 	t.Helper()
 	top, err := Read(captureFS(t, name))

@@ -81,7 +81,7 @@ func TestMalformedTrees(t *testing.T) {
 			"sys/fs/cgroup/cpu,cpuacct/b/cpu.cfs_quota_us":  "150000\n",
 			"sys/fs/cgroup/cpu,cpuacct/b/cpu.cfs_period_us": "100000\n",
 		}, "packages=1 numa=1 l3=0 cores=4 threads=4", "2-5"},
-		{"huge online list", map[string]string{cpu + "online": "0-4095"}, "packages=1 numa=1 l3=0 cores=4096 threads=4096", "0-4095"},
+		{"large online list", map[string]string{cpu + "online": "0-1023"}, "packages=1 numa=1 l3=0 cores=1024 threads=1024", "0-1023"},
 		{"out of range online list", map[string]string{cpu + "online": "0-70000", cpu + "cpu0/online": "1"},
 			"packages=1 numa=1 l3=0 cores=1 threads=1", "0"},
 	} {

@@ -104,104 +104,115 @@ func (t *Topology) Placement(n int) []int {
 	}
 	u := min(t.Usable(), len(t.spread))
 	out := make([]int, n)
+	if u == 0 { // only a zero Topology has no usable CPU
+		return out
+	}
 	for i := range out {
 		out[i] = t.spread[i%u]
 	}
 	return out
 }
 
-// Victim classes, nearest first. Remote CPUs are further ordered by NUMA
-// distance.
-const (
-	relCore    = iota // the same core: an SMT sibling (or the same CPU)
-	relL2             // the same cluster or the same L2
-	relL3             // the same L3
-	relNUMA           // the same NUMA node
-	relDie            // the same die
-	relPackage        // the same package
-	relRemote         // another package
-)
+// victimLevels are the levels a victim may share with a thief, innermost
+// first (the order breaks ties between levels with the same CPUs).
+var victimLevels = [...]Level{LevelCore, LevelL2, LevelCluster, LevelL3, LevelNUMA, LevelDie, LevelPackage}
 
-var relNames = [...]string{"core", "l2", "l3", "numa", "die", "package", "remote"}
+var relNames = [numLevels]string{
+	LevelCore: "core", LevelL2: "l2", LevelCluster: "cluster", LevelL3: "l3",
+	LevelNUMA: "numa", LevelDie: "die", LevelPackage: "package",
+}
 
 const unknownDistance = math.MaxInt32
 
-// relation classifies CPU b as seen from CPU a.
-func (t *Topology) relation(a, b int) (class, dist int) {
-	ia, oka := t.index[a]
-	ib, okb := t.index[b]
-	if a == b {
-		return relCore, 0
-	}
-	if !oka || !okb {
-		return relRemote, unknownDistance
-	}
-	ca, cb := &t.cpus[ia], &t.cpus[ib]
-	same := func(l Level) bool { return ca.dom[l] >= 0 && ca.dom[l] == cb.dom[l] }
-	switch {
-	case same(LevelCore):
-		return relCore, 0
-	case same(LevelCluster) || same(LevelL2):
-		return relL2, 0
-	case same(LevelL3):
-		return relL3, 0
-	case same(LevelNUMA):
-		return relNUMA, 0
-	case same(LevelDie) && same(LevelPackage):
-		return relDie, 0
-	case same(LevelPackage):
-		return relPackage, 0
-	}
-	na, nb := ca.dom[LevelNUMA], cb.dom[LevelNUMA]
-	if na >= 0 && nb >= 0 {
-		if d, ok := t.dist[[2]int{t.domains[LevelNUMA][na].id, t.domains[LevelNUMA][nb].id}]; ok {
-			return relRemote, d
-		}
-	}
-	return relRemote, unknownDistance
+// relKey says how far a victim is from a thief: the number of CPUs in the
+// smallest domain they share (its level names it), or, for CPUs sharing no
+// domain, the NUMA distance. Keys compare nearest first.
+type relKey struct {
+	size  int   // CPUs in the smallest shared domain; MaxInt32 when none
+	level Level // that domain's level; numLevels when none
+	dist  int   // NUMA distance when none is shared
 }
 
-// Relation names how CPU b relates to CPU a, nearest first: "core" (SMT
-// siblings), "l2" (same cluster or L2), "l3", "numa", "die", "package", or
-// "remote" followed by the NUMA distance where known ("remote:22").
-func (t *Topology) Relation(a, b int) string {
-	c, d := t.relation(a, b)
-	if c == relRemote && d != unknownDistance {
-		return fmt.Sprintf("remote:%d", d)
+func (k relKey) compare(o relKey) int {
+	return cmp.Or(cmp.Compare(k.size, o.size), cmp.Compare(k.level, o.level), cmp.Compare(k.dist, o.dist))
+}
+
+// relation says how CPU b relates to CPU a: through the smallest domain
+// they share, as the lowest common ancestor in hwloc's tree. On the usual
+// machine that gives the order SMT sibling, cluster or L2, L3, NUMA node,
+// then the rest of the package; where a NUMA node spans several packages
+// (16em64t-4s2c2t), the package comes before the node.
+func (t *Topology) relation(a, b int) relKey {
+	if a == b {
+		return relKey{size: 0, level: LevelCore}
 	}
-	return relNames[c]
+	ia, oka := t.index[a]
+	ib, okb := t.index[b]
+	if !oka || !okb {
+		return relKey{unknownDistance, numLevels, unknownDistance}
+	}
+	ca, cb := &t.cpus[ia], &t.cpus[ib]
+	best := relKey{unknownDistance, numLevels, 0}
+	for _, l := range victimLevels {
+		if d := ca.dom[l]; d >= 0 && d == cb.dom[l] {
+			if n := len(t.domains[l][d].cpus); n < best.size {
+				best = relKey{n, l, 0}
+			}
+		}
+	}
+	if best.level != numLevels {
+		return best
+	}
+	best.dist = unknownDistance
+	if na, nb := ca.dom[LevelNUMA], cb.dom[LevelNUMA]; na >= 0 && nb >= 0 {
+		if d, ok := t.dist[[2]int{t.domains[LevelNUMA][na].id, t.domains[LevelNUMA][nb].id}]; ok {
+			best.dist = d
+		}
+	}
+	return best
+}
+
+// Relation names how CPU b relates to CPU a by the smallest domain they
+// share: "core" (SMT siblings, or the same CPU), "l2", "cluster", "l3",
+// "numa", "die" or "package"; CPUs that share none are "remote", followed
+// by their NUMA distance where it is known ("remote:22").
+func (t *Topology) Relation(a, b int) string {
+	k := t.relation(a, b)
+	switch {
+	case k.level < numLevels:
+		return relNames[k.level]
+	case k.dist != unknownDistance:
+		return fmt.Sprintf("remote:%d", k.dist)
+	}
+	return "remote"
 }
 
 // VictimOrder returns, for the worker at index self of a pool placed on cpus
 // (OS CPU ids, as returned by Placement), the indices of the other workers
-// grouped by distance, nearest level first: SMT siblings, then the same
-// cluster or L2, the same L3, the same NUMA node, the same die, the same
-// package, then other packages by increasing NUMA distance. Empty levels are
-// omitted and indices within a level are in increasing order (the scheduler
-// randomises within a level). Workers on the same CPU as self count as SMT
-// siblings; CPUs this topology does not know are the most remote. self out
-// of range gives nil.
+// grouped by distance, nearest level first. A level is the smallest domain
+// a worker shares with self (see Relation): on the usual machine its SMT
+// siblings, then its cluster or L2, its L3, its NUMA node, its die, its
+// package; workers sharing none of these follow, grouped by increasing NUMA
+// distance. Empty levels are omitted and indices within a level are in
+// increasing order (the scheduler randomises within a level). Workers on
+// the same CPU as self are in the first level; CPUs this topology does not
+// know are the most remote. self out of range gives nil.
 func (t *Topology) VictimOrder(cpus []int, self int) [][]int {
 	if self < 0 || self >= len(cpus) {
 		return nil
 	}
-	type key struct{ class, dist int }
-	levels := map[key][]int{}
+	levels := map[relKey][]int{}
 	for j, c := range cpus {
-		if j == self {
-			continue
+		if j != self {
+			k := t.relation(cpus[self], c)
+			levels[k] = append(levels[k], j)
 		}
-		cl, d := t.relation(cpus[self], c)
-		k := key{cl, d}
-		levels[k] = append(levels[k], j)
 	}
-	keys := make([]key, 0, len(levels))
+	keys := make([]relKey, 0, len(levels))
 	for k := range levels {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(x, y key) int {
-		return cmp.Or(cmp.Compare(x.class, y.class), cmp.Compare(x.dist, y.dist))
-	})
+	slices.SortFunc(keys, relKey.compare)
 	out := make([][]int, len(keys))
 	for i, k := range keys {
 		out[i] = levels[k]

@@ -197,3 +197,77 @@ func TestHost(t *testing.T) {
 	checkVictims(t, top, top.Placement(top.Usable()+1))
 	t.Logf("%s\n%s", top, top.Summary())
 }
+
+// A synthetic machine with dies and clusters: 2 packages of 2 dies of 2
+// clusters of 2 cores, each core 1 thread, and only *_id files for cores,
+// so that core_id (unique only within a die) must be combined with the
+// package and die.
+func TestDiesAndClusters(t *testing.T) {
+	files := map[string]string{"sys/devices/system/cpu/online": "0-15\n"}
+	for c := range 16 {
+		top := "sys/devices/system/cpu/cpu" + itoa(c) + "/topology/"
+		pkg, die, cl := c/8, c/4, c/2
+		files[top+"physical_package_id"] = itoa(pkg)
+		files[top+"die_id"] = itoa(die % 2)
+		files[top+"die_cpus_list"] = itoa(die*4) + "-" + itoa(die*4+3)
+		files[top+"cluster_id"] = itoa(cl)
+		files[top+"cluster_cpus_list"] = itoa(cl*2) + "-" + itoa(cl*2+1)
+		files[top+"core_id"] = itoa(c % 4) // repeats in every die
+		files[top+"package_cpus_list"] = itoa(pkg*8) + "-" + itoa(pkg*8+7)
+	}
+	top, err := Read(mapFS(files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := top.Summary(); got != "packages=2 numa=1 l3=0 cores=16 threads=16" {
+		t.Errorf("Summary() = %q", got)
+	}
+	p := top.Placement(16)
+	if want := []int{0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15}; !slices.Equal(p, want) {
+		t.Errorf("Placement(16) = %v, want %v", p, want)
+	}
+	// Nearest first: the cluster, the die, the package, then the one NUMA
+	// node (the kernel gave no node file) that spans both packages.
+	want := []string{"1", "2-3", "4-7", "8-15"}
+	if got := victimCPUs(top, p, 0); !slices.Equal(got, want) {
+		t.Errorf("victims of CPU 0 = %v, want %v", got, want)
+	}
+	for b, rel := range map[int]string{1: "cluster", 3: "die", 5: "package", 9: "numa"} {
+		if got := top.Relation(0, b); got != rel {
+			t.Errorf("Relation(0, %d) = %q, want %q", b, got, rel)
+		}
+	}
+	// With a NUMA node per package, the other package is remote.
+	files["sys/devices/system/node/node0/cpulist"] = "0-7"
+	files["sys/devices/system/node/node1/cpulist"] = "8-15"
+	files["sys/devices/system/node/node0/distance"] = "10 21"
+	files["sys/devices/system/node/node1/distance"] = "21 10"
+	if top, err = Read(mapFS(files)); err != nil {
+		t.Fatal(err)
+	}
+	if got := victimCPUs(top, p, 0); !slices.Equal(got, want) {
+		t.Errorf("victims of CPU 0 = %v, want %v", got, want)
+	}
+	if got := top.Relation(0, 9); got != "remote:21" {
+		t.Errorf("Relation(0, 9) = %q", got)
+	}
+}
+
+func itoa(i int) string { return FormatCPUList([]int{i}) }
+
+// Where one NUMA node spans several packages, a thief tries its package
+// (its L3, or the package itself where there is no L3) before the node.
+func TestVictimsNodeSpansPackages(t *testing.T) {
+	top := captureTopology(t, "16em64t-4s2c2t")
+	for b, rel := range map[int]string{8: "core", 4: "l3", 1: "numa"} {
+		if got := top.Relation(0, b); got != rel {
+			t.Errorf("16em64t: Relation(0, %d) = %q, want %q", b, got, rel)
+		}
+	}
+	top = captureTopology(t, "8em64t-2s4c-asymcaches")
+	for b, rel := range map[int]string{6: "l2", 4: "package", 1: "numa"} {
+		if got := top.Relation(2, b); got != rel {
+			t.Errorf("8em64t: Relation(2, %d) = %q, want %q", b, got, rel)
+		}
+	}
+}
