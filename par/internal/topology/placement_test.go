@@ -271,3 +271,29 @@ func TestVictimsNodeSpansPackages(t *testing.T) {
 		}
 	}
 }
+
+// Core kinds from Intel's PMU directories, else from cpu_capacity.
+func TestKindSources(t *testing.T) {
+	const cpu = "sys/devices/system/cpu/"
+	for name, files := range map[string]map[string]string{
+		"cpu_core/cpu_atom": {
+			cpu + "online": "0-3", "sys/devices/cpu_core/cpus": "0-1\n", "sys/devices/cpu_atom/cpus": "2-3\n",
+			cpu + "cpu0/cpu_capacity": "1", cpu + "cpu1/cpu_capacity": "1", cpu + "cpu2/cpu_capacity": "9", cpu + "cpu3/cpu_capacity": "9",
+		},
+		"cpu_capacity": {
+			cpu + "online": "0-3", "sys/devices/cpu_core/cpus": "0-1\n", // no cpu_atom: not hybrid PMUs
+			cpu + "cpu0/cpu_capacity": "1024", cpu + "cpu1/cpu_capacity": "1024", cpu + "cpu2/cpu_capacity": "446", cpu + "cpu3/cpu_capacity": "446",
+		},
+	} {
+		top, err := Read(mapFS(files))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if top.Kinds() != 2 || top.Kind(0) != 1 || top.Kind(3) != 0 {
+			t.Errorf("%s: Kinds() = %d, Kind(0) = %d, Kind(3) = %d", name, top.Kinds(), top.Kind(0), top.Kind(3))
+		}
+		if got := top.Placement(4); !slices.Equal(got, []int{0, 1, 2, 3}) {
+			t.Errorf("%s: Placement(4) = %v", name, got)
+		}
+	}
+}
