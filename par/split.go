@@ -61,17 +61,6 @@ type loopCore struct {
 	pe       atomic.Pointer[PanicError]
 }
 
-func (c *loopCore) reset(p *Pool, owner *slot, minGrain int) {
-	c.pool, c.owner = p, owner
-	c.minGrain = int64(max(1, minGrain))
-	c.grain.Store(c.minGrain)
-	c.costPs.Store(0)
-	c.stop.Store(false)
-	c.finished.Store(false)
-	c.thief.Store(0)
-	c.pe.Store(nil)
-}
-
 func (c *loopCore) noteThief(id int32) { c.thief.Store(id + 1) }
 
 // fail records the first panic and stops the call.
