@@ -1,0 +1,145 @@
+package bench
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/parloop/parloop/bench/workloads"
+	"github.com/parloop/parloop/par"
+)
+
+// Hand-tuned cutoffs of the wg-cutoff peer: below them it recurses serially.
+const (
+	fib30HandCutoff = 20      // about 180 goroutines, leaves of ~60 µs
+	fib35HandCutoff = 25      // about 180 goroutines
+	qsortHandCutoff = 1 << 16 // partitions of 64Ki elements or fewer run serially
+)
+
+// fibParJoin forks every call above cutoff with par.Join, called directly (no
+// func value in between, as a user would write it).
+func fibParJoin(n, cutoff int) int {
+	if n <= cutoff || n < 2 {
+		return workloads.FibSeq(n)
+	}
+	var x, y int
+	par.Join(func() { x = fibParJoin(n-1, cutoff) }, func() { y = fibParJoin(n-2, cutoff) })
+	return x + y
+}
+
+// fibParInvoke is fibParJoin with par.Invoke.
+func fibParInvoke(n, cutoff int) int {
+	if n <= cutoff || n < 2 {
+		return workloads.FibSeq(n)
+	}
+	var x, y int
+	par.Invoke(func() { x = fibParInvoke(n-1, cutoff) }, func() { y = fibParInvoke(n-2, cutoff) })
+	return x + y
+}
+
+func fibWork(n, cutoff, handCutoff int, skip ...string) *forkWork {
+	want := workloads.FibValue(n)
+	var got int
+	return &forkWork{
+		plain: func() { got = workloads.FibSeq(n) },
+		joined: func(join workloads.Joiner, hand bool) {
+			c := cutoff
+			if hand {
+				c = max(c, handCutoff)
+			}
+			got = workloads.FibJoin(n, c, join)
+		},
+		verify: func() error {
+			if got != want {
+				return fmt.Errorf("fib(%d) = %d, want %d", n, got, want)
+			}
+			got = -1
+			return nil
+		},
+		skip: skip,
+		extra: []namedFunc{
+			{"par.Join-direct", func() { got = fibParJoin(n, cutoff) }},
+			{"par.Invoke-direct", func() { got = fibParInvoke(n, cutoff) }},
+		},
+	}
+}
+
+// BenchmarkFib30 is fib(30) forking at every call that recurses: 1,346,268
+// forks. conc's per-fork pool is left out here: it takes about 10 s per call
+// on 2 cores, which the time budget of the full run cannot afford at every
+// GOMAXPROCS and count. It is measured on fib(35), quicksort and the tree.
+func BenchmarkFib30(b *testing.B) {
+	skip := []string{"conc"}
+	if testing.Short() {
+		skip = append(skip, "wg") // BenchmarkGoal_Fib30 still measures it
+	}
+	benchFork(b, fibWork(workloads.FibEvery, 1, fib30HandCutoff, skip...))
+}
+
+// BenchmarkFib35 is fib(35) forking only above n = 15 (17,710 forks).
+func BenchmarkFib35(b *testing.B) {
+	benchFork(b, fibWork(workloads.FibCutN, workloads.FibCutCutoff, fib35HandCutoff))
+}
+
+var qsortInput = func() func() ([]int, workloads.Checksum) {
+	var in []int
+	var sum workloads.Checksum
+	return func() ([]int, workloads.Checksum) {
+		if in == nil {
+			in = workloads.QsortInput(shortOr(workloads.QsortN, 1_000_000))
+			sum = workloads.ChecksumOf(in)
+		}
+		return in, sum
+	}
+}()
+
+// BenchmarkQuicksort sorts 5M random ints, forking at each partition longer
+// than 32 elements. The copy of the input before every op is not timed.
+func BenchmarkQuicksort(b *testing.B) {
+	in, sum := qsortInput()
+	a := make([]int, len(in))
+	benchFork(b, &forkWork{
+		prepare: func() { copy(a, in) },
+		plain:   func() { workloads.QsortSeq(a) },
+		joined: func(join workloads.Joiner, hand bool) {
+			c := workloads.QsortLeaf
+			if hand {
+				c = qsortHandCutoff
+			}
+			workloads.QsortJoin(a, c, join)
+		},
+		verify: func() error {
+			err := workloads.VerifySorted(a, sum)
+			clear(a)
+			return err
+		},
+	})
+}
+
+var treeWant = sync.OnceValues(func() (uint64, uint64) { t := tree(); return t.Seq(t.Root(), 0) })
+
+// BenchmarkTreeWalk walks a deep, narrow, randomly branching tree (a critical
+// binomial tree of about 1.3M nodes and depth about 1,400), forking over the
+// children of every node.
+func BenchmarkTreeWalk(b *testing.B) {
+	t := tree()
+	wantN, wantSum := treeWant()
+	var n, sum uint64
+	benchFork(b, &forkWork{
+		plain: func() { n, sum = t.Seq(t.Root(), 0) },
+		joined: func(join workloads.Joiner, hand bool) {
+			cut := int(^uint(0) >> 1)
+			if hand {
+				cut = workloads.TreeCutDepth
+			}
+			n, sum = t.Join(t.Root(), 0, cut, join)
+		},
+		verify: func() error {
+			if n != wantN || sum != wantSum {
+				return fmt.Errorf("tree walk: %d nodes, sum %x; want %d, %x", n, sum, wantN, wantSum)
+			}
+			n, sum = 0, 0
+			return nil
+		},
+	})
+}

@@ -1,0 +1,181 @@
+package bench
+
+// The runtime's goals, each measured as A against B inside one benchmark
+// (sub-benchmarks impl=base and impl=parloop, run one after the other in the
+// same process). The report (cmd/report) runs them in 10 rounds of one
+// process per GOMAXPROCS, so A and B alternate, pairs round i of A with
+// round i of B, and turns the ratios into the goal table of RESULTS.md;
+// benchstat -col /impl compares the same samples. (go test -count would run
+// each leaf's samples back to back instead: see cmd/report's Phase.)
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/parloop/parloop/bench/peers"
+	"github.com/parloop/parloop/bench/workloads"
+	"github.com/parloop/parloop/par"
+)
+
+//go:noinline
+func callBoth(f, g func()) { f(); g() }
+
+// BenchmarkGoal_Invoke: par.Invoke(f, g) and par.Join(f, g) with empty f
+// and g, called from inside a body (a par.For of n=1 on the default pool).
+// Goal: <= 25 ns, 0 allocs. "call" is f(); g() through func values, for
+// scale; "outside" is Default().Invoke from the benchmark goroutine, which is
+// not a worker.
+func BenchmarkGoal_Invoke(b *testing.B) {
+	f := func() {}
+	inBody := func(name string, fork func()) {
+		b.Run("op="+name+"/impl=parloop", func(b *testing.B) {
+			m := start(b, par.Default())
+			par.For(1, func(int) {
+				for range b.N {
+					fork()
+				}
+			})
+			m.stop()
+		})
+	}
+	b.Run("op=call/impl=base", func(b *testing.B) {
+		m := start(b, nil)
+		for range b.N {
+			callBoth(f, f)
+		}
+		m.stop()
+	})
+	inBody("Invoke", func() { par.Invoke(f, f) })
+	inBody("Join", func() { par.Join(f, f) })
+	b.Run("op=outside/impl=parloop", func(b *testing.B) {
+		p := par.Default()
+		m := start(b, p)
+		for range b.N {
+			p.Invoke(f, f)
+		}
+		m.stop()
+	})
+}
+
+// BenchmarkGoal_Fib30: fib(30) forking at every call (1,346,268 forks).
+// Goals: par.Join >= 30x faster than wg (a goroutine per fork); at
+// GOMAXPROCS=1, (par.Join - seq)/forks <= 40 ns; at 2 workers >= 1.8x faster
+// than at 1.
+func BenchmarkGoal_Fib30(b *testing.B) {
+	const n = workloads.FibEvery
+	want := workloads.FibValue(n)
+	sub := func(name string, pool *par.Pool, fib func() int) {
+		b.Run("impl="+name, func(b *testing.B) {
+			var got int
+			m := start(b, pool)
+			for range b.N {
+				got = fib()
+			}
+			m.stop()
+			if got != want {
+				b.Fatalf("fib(%d) = %d, want %d", n, got, want)
+			}
+			b.ReportMetric(float64(workloads.FibForks(n, 1)), "forks")
+		})
+	}
+	sub("seq", nil, func() int { return workloads.FibSeq(n) })
+	sub("wg", nil, func() int { return workloads.FibJoin(n, 1, peers.WaitGroupJoin) })
+	sub("par.Join", par.Default(), func() int { return fibParJoin(n, 1) })
+	sub("par.Invoke", par.Default(), func() int { return fibParInvoke(n, 1) })
+}
+
+// goalLoop runs the A/B pairs of a loop goal: seq-func against par.For, the
+// plain loop against par.ForRange. Names are pair=.../impl=base|parloop, so
+// that "benchstat -col /impl" compares each pair.
+func goalLoop(b *testing.B, w *workloads.Loop) {
+	sub := func(name string, pool *par.Pool, op func()) {
+		b.Run(name, func(b *testing.B) {
+			w.Reset()
+			m := start(b, pool)
+			for range b.N {
+				op()
+			}
+			m.stop()
+			check(b, w.Verify())
+		})
+	}
+	sub("pair=For-vs-seq-func/impl=base", nil, func() { peers.SeqFunc(w.N, w.Elem, nil) })
+	sub("pair=For-vs-seq-func/impl=parloop", par.Default(), func() { par.For(w.N, w.Elem) })
+	sub("pair=ForRange-vs-seq/impl=base", nil, w.Plain)
+	sub("pair=ForRange-vs-seq/impl=parloop", par.Default(), func() { par.ForRange(w.N, w.Range) })
+}
+
+// BenchmarkGoal_Tiny: n = 1000, a[i] = 2*i. Goals: par.For <= 1.5x seq-func,
+// par.ForRange <= 1.5x the plain loop.
+func BenchmarkGoal_Tiny(b *testing.B) { goalLoop(b, workloads.Tiny(workloads.TinyN)) }
+
+// BenchmarkGoal_Uniform: n = 10M, a[i] = sqrt(i). Goals at 2 workers:
+// par.For >= 1.9x faster than seq-func, par.ForRange >= 1.9x faster than the
+// plain loop.
+func BenchmarkGoal_Uniform(b *testing.B) { goalLoop(b, workloads.UniformInto(uniformBuf())) }
+
+// BenchmarkGoal_Mandelbrot: 1024x1024 over rows. Goal at 2 workers: par.For
+// >= 1.85x faster than the plain loop.
+func BenchmarkGoal_Mandelbrot(b *testing.B) {
+	w := mandel().Loop()
+	sub := func(name string, pool *par.Pool, op func()) {
+		b.Run(name, func(b *testing.B) {
+			w.Reset()
+			m := start(b, pool)
+			for range b.N {
+				op()
+			}
+			m.stop()
+			check(b, w.Verify())
+		})
+	}
+	sub("pair=For-vs-seq/impl=base", nil, w.Plain)
+	sub("pair=For-vs-seq/impl=parloop", par.Default(), func() { par.For(w.N, w.Elem) })
+}
+
+// BenchmarkGoal_ForAllocs: par.For allocates at most 2 objects per call
+// whatever n is.
+func BenchmarkGoal_ForAllocs(b *testing.B) {
+	for _, n := range []int{1, 1000, 1_000_000} {
+		a := make([]int, n)
+		body := func(i int) { a[i] = i }
+		b.Run(fmt.Sprintf("n=%d/impl=parloop", n), func(b *testing.B) {
+			m := start(b, par.Default())
+			for range b.N {
+				par.For(n, body)
+			}
+			m.stop()
+			for i, v := range a {
+				if v != i {
+					b.Fatalf("a[%d] = %d", i, v)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGoal_Pinning: a pinned pool against an unpinned one on the
+// uniform and mandelbrot workloads, to decide the default by measurement.
+func BenchmarkGoal_Pinning(b *testing.B) {
+	u := workloads.UniformInto(uniformBuf())
+	mb := mandel().Loop()
+	for _, w := range []*workloads.Loop{u, mb} {
+		for _, pin := range []bool{false, true} {
+			name := "work=" + w.Name + "/impl=unpinned"
+			if pin {
+				name = "work=" + w.Name + "/impl=pinned"
+			}
+			b.Run(name, func(b *testing.B) {
+				p := par.NewPool(par.Pinning(pin))
+				defer p.Close()
+				w.Reset()
+				m := start(b, p)
+				for range b.N {
+					par.For(w.N, w.Elem, par.On(p))
+				}
+				m.stop()
+				check(b, w.Verify())
+			})
+		}
+	}
+}
