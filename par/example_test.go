@@ -1,0 +1,153 @@
+package par_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par"
+)
+
+func ExampleFor() {
+	squares := make([]int, 8)
+	par.For(len(squares), func(i int) {
+		squares[i] = i * i // each body writes only its own element
+	})
+	fmt.Println(squares)
+	// Output: [0 1 4 9 16 25 36 49]
+}
+
+func ExampleForRange() {
+	data := make([]int, 10_000)
+	for i := range data {
+		data[i] = i
+	}
+	var total atomic.Int64
+	par.ForRange(len(data), func(lo, hi int) {
+		sum := 0 // a local sum per piece, one shared update per piece
+		for _, x := range data[lo:hi] {
+			sum += x
+		}
+		total.Add(int64(sum))
+	})
+	fmt.Println(total.Load())
+	// Output: 49995000
+}
+
+func ExampleMap() {
+	words := []string{"work", "stealing", "runtime"}
+	lengths := par.Map(words, func(w string) int { return len(w) })
+	fmt.Println(lengths)
+	// Output: [4 8 7]
+}
+
+func ExampleReduce() {
+	// combine must be associative but need not be commutative: the result
+	// is the left fold, in index order.
+	letters := strings.Split("parallel", "")
+	word := par.Reduce(letters, ">", func(a, b string) string { return a + b })
+	fmt.Println(word)
+	// Output: >parallel
+}
+
+func ExampleDeterministic() {
+	xs := make([]float64, 100_000)
+	for i := range xs {
+		xs[i] = 1 / float64(i+1)
+	}
+	add := func(a, b float64) float64 { return a + b }
+	one := par.NewPool(par.Workers(1))
+	defer one.Close()
+	three := par.NewPool(par.Workers(3))
+	defer three.Close()
+	a := par.Reduce(xs, 0, add, par.Deterministic(), par.On(one))
+	b := par.Reduce(xs, 0, add, par.Deterministic(), par.On(three))
+	fmt.Printf("%.6f, bitwise equal on 1 and 3 workers: %v\n", a, a == b)
+	// Output: 12.090146, bitwise equal on 1 and 3 workers: true
+}
+
+func ExampleInvoke() {
+	var parsed, indexed, checked string
+	par.Invoke(
+		func() { parsed = "parsed" },
+		func() { indexed = "indexed" },
+		func() { checked = "checked" },
+	)
+	fmt.Println(parsed, indexed, checked)
+	// Output: parsed indexed checked
+}
+
+func ExampleJoin() {
+	var sum func(xs []int) int
+	sum = func(xs []int) int {
+		if len(xs) <= 1000 {
+			s := 0
+			for _, x := range xs {
+				s += x
+			}
+			return s
+		}
+		var left, right int
+		mid := len(xs) / 2
+		par.Join(func() { left = sum(xs[:mid]) }, func() { right = sum(xs[mid:]) })
+		return left + right
+	}
+	xs := make([]int, 100_000)
+	for i := range xs {
+		xs[i] = 2
+	}
+	fmt.Println(sum(xs))
+	// Output: 200000
+}
+
+func ExampleForErr() {
+	items := []string{"a", "b", "", "d"}
+	err := par.ForErr(context.Background(), len(items), func(ctx context.Context, i int) error {
+		if items[i] == "" {
+			return fmt.Errorf("item %d is empty", i)
+		}
+		return ctx.Err() // stop early once another body has failed
+	})
+	fmt.Println(err)
+	// Output: item 2 is empty
+}
+
+func ExamplePool() {
+	p := par.NewPool(par.Workers(2))
+	defer p.Close()
+	out := make([]int, 5)
+	par.For(len(out), func(i int) { out[i] = 10 * i }, par.On(p))
+	fmt.Println(p.Workers(), out)
+	// Output: 2 [0 10 20 30 40]
+}
+
+func ExamplePool_Stats() {
+	p := par.NewPool(par.Workers(2))
+	defer p.Close()
+	p.ResetStats()
+	par.For(1000, func(int) {}, par.On(p))
+	s := p.Stats()
+	pieces := s.Callers.Pieces
+	for _, w := range s.Workers {
+		pieces += w.Pieces
+	}
+	fmt.Println("pieces counted:", pieces > 0)
+	// Output: pieces counted: true
+}
+
+func ExamplePanicError() {
+	defer func() {
+		var pe *par.PanicError
+		if err, ok := recover().(error); ok && errors.As(err, &pe) {
+			fmt.Println("recovered:", pe.Value)
+		}
+	}()
+	par.For(10, func(i int) {
+		if i == 7 {
+			panic("bad input 7")
+		}
+	})
+	// Output: recovered: bad input 7
+}

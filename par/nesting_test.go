@@ -1,0 +1,285 @@
+package par_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/parloop/parloop/par"
+)
+
+// partition3 splits a around a median-of-three pivot into a[:lt] < pivot,
+// a[lt:gt] == pivot and a[gt:] > pivot.
+func partition3(a []int) (lt, gt int) {
+	m := len(a) / 2
+	x, y, z := a[0], a[m], a[len(a)-1]
+	pivot := max(min(x, y), min(max(x, y), z))
+	lt, i, gt := 0, 0, len(a)
+	for i < gt {
+		switch {
+		case a[i] < pivot:
+			a[lt], a[i] = a[i], a[lt]
+			lt++
+			i++
+		case a[i] > pivot:
+			gt--
+			a[gt], a[i] = a[i], a[gt]
+		default:
+			i++
+		}
+	}
+	return lt, gt
+}
+
+// quicksort sorts a, forking the two sides with fork(left, right). gauge, if
+// not nil, samples the goroutine count at every fork.
+func quicksort(a []int, fork func(f, g func()), gauge *maxGauge) {
+	if len(a) <= 16 {
+		slices.Sort(a)
+		return
+	}
+	if gauge != nil {
+		gauge.sampleGoroutines()
+	}
+	lt, gt := partition3(a)
+	fork(func() { quicksort(a[:lt], fork, gauge) }, func() { quicksort(a[gt:], fork, gauge) })
+}
+
+// goroutineBound is the most goroutines a run may show: those alive before
+// it, one per worker of the pool, and slack for the test's own helpers. A
+// runtime that makes a goroutine per fork, or blocks a goroutine per waiting
+// join, goes far past it on these recursions.
+func goroutineBound(baseline, workers int) int64 { return int64(baseline + workers + 64) }
+
+// Catches: deadlock or lost work in recursive fork/join (a worker waiting on
+// a join whose other half sits in its own deque), a join returning before
+// its stolen half is done (unsorted output, data races on the halves), and a
+// goroutine per fork.
+func TestQuicksortNested(t *testing.T) {
+	n := 200_000
+	if testing.Short() {
+		n = 20_000
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	orig := make([]int, n)
+	for i := range orig {
+		orig[i] = rng.IntN(n / 2) // with duplicates
+	}
+	want := slices.Sorted(slices.Values(orig))
+	p := newPool(t, par.Workers(3))
+	forks := map[string]func(f, g func()){
+		"par.Join":    par.Join,
+		"pool.Join":   p.Join,
+		"par.Invoke":  func(f, g func()) { par.Invoke(f, g) },
+		"pool.Invoke": func(f, g func()) { p.Invoke(f, func() {}, g) },
+	}
+	for name, fork := range forks {
+		baseline := runtime.NumGoroutine()
+		workers := max(p.Workers(), par.Default().Workers())
+		var gauge maxGauge
+		a := slices.Clone(orig)
+		noHang(t, "quicksort on "+name, func() {
+			// Started from a body, so every fork is a nested call.
+			par.For(1, func(int) { quicksort(a, fork, &gauge) }, par.On(p))
+		})
+		if !slices.Equal(a, want) {
+			t.Errorf("quicksort on %s: result is not the sorted input", name)
+		}
+		if g, b := gauge.v.Load(), goroutineBound(baseline, workers); g > b {
+			t.Errorf("quicksort on %s: %d goroutines alive during the sort; want at most %d", name, g, b)
+		}
+	}
+}
+
+func fib(n int, gauge *maxGauge) int {
+	if n < 2 {
+		return n
+	}
+	gauge.sampleGoroutines()
+	var a, b int
+	par.Join(func() { a = fib(n-1, gauge) }, func() { b = fib(n-2, gauge) })
+	return a + b
+}
+
+// Catches: goroutine creation that grows with the number of forks (fib(20)
+// makes about 11,000 of them), and joins losing a result.
+// Not parallel: it counts every goroutine in the process.
+func TestFibJoinGoroutineBound(t *testing.T) {
+	n, want := 20, 6765
+	if testing.Short() {
+		n, want = 16, 987
+	}
+	p := newPool(t, par.Workers(4))
+	for _, pc := range []poolCase{{name: "default"}, {name: "workers=4", opts: []par.Option{par.On(p)}, pool: p}} {
+		baseline := runtime.NumGoroutine()
+		workers := max(p.Workers(), par.Default().Workers())
+		var gauge maxGauge
+		var got int
+		noHang(t, "fib", func() {
+			par.For(1, func(int) { got = fib(n, &gauge) }, pc.opts...) // the Joins run on pc's pool
+		})
+		// From outside any pool too: the top-level Join is then not nested.
+		var got2 int
+		noHang(t, "fib", func() { got2 = fib(n, &gauge) })
+		if got != want || got2 != want {
+			t.Errorf("fib(%d) %s = %d and %d; want %d", n, pc.name, got, got2, want)
+		}
+		if g, b := gauge.v.Load(), goroutineBound(baseline, workers); g > b {
+			t.Errorf("fib(%d) %s: %d goroutines alive; want at most %d", n, pc.name, g, b)
+		}
+	}
+}
+
+// Catches: nested loops that deadlock (every worker waiting in an outer body
+// for inner pieces nobody runs), lose or repeat inner iterations, or mix up
+// the frames of different inner loops.
+func TestForInForInMap(t *testing.T) {
+	t.Parallel()
+	const A, B, C = 12, 10, 50
+	for _, pc := range poolCases(t) {
+		var cube [A][B][C]atomic.Int32
+		items := make([]int, A)
+		for i := range items {
+			items[i] = i
+		}
+		var sums []int
+		noHang(t, "For in For in Map", func() {
+			sums = par.Map(items, func(a int) int {
+				var sum atomic.Int64
+				par.For(B, func(b int) {
+					par.For(C, func(c int) {
+						spin(100)
+						cube[a][b][c].Add(1)
+						sum.Add(int64(a*B*C + b*C + c))
+					}, par.Grain(1))
+				}, par.Grain(1))
+				return int(sum.Load())
+			}, pc.with(par.Grain(1))...)
+		})
+		for a := range cube {
+			for b := range cube[a] {
+				checkOnce(t, fmt.Sprintf("%s cube[%d][%d]", pc.name, a, b), cube[a][b][:])
+			}
+			want := 0
+			for k := a * B * C; k < (a+1)*B*C; k++ {
+				want += k
+			}
+			if sums[a] != want {
+				t.Errorf("%s: Map result %d = %d; want %d", pc.name, a, sums[a], want)
+			}
+		}
+	}
+}
+
+// Catches: a fixed nesting depth limit (a bounded per-worker stack of loop
+// frames), or a deadlock once every worker is inside a nested call.
+func TestDeepNestingChain(t *testing.T) {
+	t.Parallel()
+	depth := 3000
+	if testing.Short() {
+		depth = 500
+	}
+	var reached atomic.Int32
+	var chain func(d int)
+	chain = func(d int) {
+		if d == 0 {
+			reached.Add(1)
+			return
+		}
+		switch d % 4 {
+		case 0:
+			par.For(1, func(int) { chain(d - 1) })
+		case 1:
+			par.Invoke(func() { chain(d - 1) })
+		case 2:
+			par.Join(func() {}, func() { chain(d - 1) })
+		case 3:
+			_ = par.ForErr(context.Background(), 1, func(context.Context, int) error { chain(d - 1); return nil })
+		}
+	}
+	for _, pc := range poolCases(t) {
+		reached.Store(0)
+		noHang(t, "deep chain", func() { par.For(3, func(int) { chain(depth) }, pc.opts...) })
+		if r := reached.Load(); r != 3 {
+			t.Errorf("%s: %d of 3 chains of depth %d reached the bottom", pc.name, r, depth)
+		}
+	}
+}
+
+// Catches: deadlock when a body on pool p calls into pool q whose body calls
+// back into p while p's workers are all busy: the calling goroutine must run
+// its own loop rather than wait for a worker.
+func TestCrossPoolNesting(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, par.Workers(2))
+	q := newPool(t, par.Workers(1))
+	const n = 8
+	var counts [n][n][n]atomic.Int32
+	noHang(t, "p -> q -> p", func() {
+		par.For(n, func(a int) {
+			par.For(n, func(b int) {
+				q.Join(func() {
+					par.For(n, func(c int) { spin(500); counts[a][b][c].Add(1) }, par.On(p))
+				}, func() {})
+			}, par.On(q))
+		}, par.On(p))
+	})
+	for a := range counts {
+		for b := range counts[a] {
+			checkOnce(t, fmt.Sprintf("counts[%d][%d]", a, b), counts[a][b][:])
+		}
+	}
+}
+
+// totalPieces is the number of pieces a snapshot counts, callers included.
+func totalPieces(s par.Stats) int64 {
+	n := s.Callers.Pieces
+	for _, w := range s.Workers {
+		n += w.Pieces
+	}
+	return n
+}
+
+// Catches: a nested call without On sent to the default pool instead of the
+// pool of the worker running the body (it would cross pools, defeat On, and
+// can deadlock a pool used for isolation).
+// Not parallel: it reads the default pool's counters.
+func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
+	p := newPool(t, par.Workers(2))
+	if w := p.Workers(); w != 2 {
+		t.Fatalf("NewPool(Workers(2)).Workers() = %d", w)
+	}
+	var fromWorkers atomic.Int64
+	for round := 0; round < 50 && fromWorkers.Load() == 0; round++ {
+		resetStats(t, par.Default())
+		resetStats(t, p)
+		noHang(t, "nested calls", func() {
+			caller := goid()
+			par.For(200, func(i int) {
+				spin(20000)
+				if goid() == caller {
+					return // the caller's own goroutine is no worker of p
+				}
+				fromWorkers.Add(1)
+				par.For(10, func(int) { spin(100) })
+				par.Join(func() { spin(100) }, func() { spin(100) })
+				par.Invoke(func() { spin(100) })
+				par.Reduce([]int{1, 2, 3}, 0, func(a, b int) int { return a + b })
+				_ = par.ForErr(context.Background(), 3, func(context.Context, int) error { return nil })
+			}, par.On(p), par.Grain(1))
+		})
+	}
+	if fromWorkers.Load() == 0 {
+		t.Fatalf("in 50 loops of 200 bodies on a 2-worker pool, no body ran on a worker")
+	}
+	if d := totalPieces(par.Default().Stats()); d != 0 {
+		t.Errorf("default pool ran %d pieces of calls nested in bodies on another pool; want 0", d)
+	}
+	if pp := totalPieces(p.Stats()); pp < 1 {
+		t.Errorf("pool p counts %d pieces after running loops", pp)
+	}
+}
