@@ -28,7 +28,11 @@ func reduceDeterministic[T any](in []T, identity T, combine func(a, b T) T, opts
 			parts[b] = acc
 		}
 	}, opts...)
-	return combine(identity, combineTree(parts, combine))
+	var out T
+	if pe := catch(func() { out = combine(identity, combineTree(parts, combine)) }); pe != nil {
+		panic(pe) // a panicking combine reaches the caller as a *PanicError, as in every verb
+	}
+	return out
 }
 
 // combineTree combines parts (non-empty) pairwise along the balanced tree
