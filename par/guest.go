@@ -86,6 +86,7 @@ func releaseGuest(s *slot) {
 	for t := s.dq.Pop(); t != nil; t = s.dq.Pop() {
 		s.execute(t)
 	}
+	s.flushStats()
 	i := int(s.id) - guestBase
 	g := guestSeats[i]
 	g.holder.Store(0)

@@ -68,7 +68,7 @@ func (s *slot) forkTask(fn func()) *task {
 func (s *slot) joinTask(t *task) *PanicError {
 	if !t.done.Load() {
 		if x := s.dq.Pop(); x == t {
-			s.stats.pieces.Add(1)
+			s.inlineForks++
 			pe := catch(t.fn)
 			s.freeFuncTask(t)
 			return pe
@@ -119,7 +119,7 @@ func (s *slot) join2(f, g func()) {
 	if !t.done.Load() {
 		if x := s.dq.Pop(); x == t {
 			phase = 1
-			s.stats.pieces.Add(1)
+			s.inlineForks++
 			t.fn()
 			phase = 2
 			s.freeFuncTask(t)

@@ -52,11 +52,11 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 	}()
 	cur := int64(t.lo)
 	g := f.startGrain()
-	t0 := nanotime()
+	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := min(cur+g, int64(t.hi))
 		f.call(int(cur), int(end))
-		t1 := nanotime()
+		t1 := cputicks()
 		g = f.adapt(g, end-cur, t1-t0)
 		t0 = t1
 		cur = end

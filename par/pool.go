@@ -116,6 +116,7 @@ func (p *Pool) ensureStarted() {
 	if p.started.Load() || p.closed.Load() {
 		return
 	}
+	calibrateTicks()
 	p.resizeLocked(p.target())
 	p.lastResize.Store(nanotime())
 	p.started.Store(true)
@@ -125,6 +126,7 @@ func (p *Pool) ensureStarted() {
 // so it is read at most once per resizeEvery, and only from slow paths: a
 // wake-up, a split, and every resizeCheckCalls-th call on a guest seat.
 func (p *Pool) maybeResize() {
+	calibrateTicks()
 	if p.cfg.workers > 0 {
 		return
 	}

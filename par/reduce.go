@@ -43,7 +43,7 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 	}()
 	cur := int64(t.lo)
 	g := f.startGrain()
-	t0 := nanotime()
+	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := min(cur+g, int64(t.hi))
 		i := int(cur)
@@ -54,7 +54,7 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 		for ; i < int(end); i++ {
 			acc = f.combine(acc, f.in[i])
 		}
-		t1 := nanotime()
+		t1 := cputicks()
 		g = f.adapt(g, end-cur, t1-t0)
 		t0 = t1
 		cur = end

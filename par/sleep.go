@@ -153,8 +153,8 @@ func (s *slot) park(done *atomic.Bool) (t *task, woken bool) {
 	if t != nil || (done != nil && done.Load()) || p.closed.Load() {
 		return t, p.unlist(s)
 	}
-	t0 := nanotime()
+	t0 := cputicks()
 	<-s.wake
-	s.stats.idleNs.Add(nanotime() - t0)
+	s.stats.idleNs.Add(ticksToNs(cputicks() - t0))
 	return nil, p.unlist(s)
 }

@@ -10,11 +10,13 @@ package par
 // some worker could take the other half.
 //
 // The grain adapts to the measured cost of an iteration: every grain is
-// timed, and the next one is sized to take about grainTargetNs (growing at
-// most 64-fold per step, since the first estimates include the clock's own
-// cost). The learned grain and cost are kept in the call's frame, so pieces
-// stolen later start with them. A Grain option is a lower bound, never
-// required.
+// timed with the cycle counter (ticks.go), and the next one is sized to
+// take about grainTargetNs (growing at most 64-fold per step). The cost of
+// an iteration is only believed once a grain has taken at least
+// calibratedNs: shorter measurements are mostly the clock's own cost, and
+// a tiny loop would otherwise look expensive and split. The learned grain
+// and cost are kept in the call's frame, so pieces stolen later start with
+// them. A Grain option is a lower bound, never required.
 //
 // What a split is worth: the pushed half must pay for the push, the steal
 // and, when every other worker sleeps, the wake-up of a locked thread (10 to
@@ -24,6 +26,7 @@ import "sync/atomic"
 
 const (
 	grainTargetNs = 2_000  // aim for grains of about 2 µs
+	calibratedNs  = 1_000  // a grain this long measures the cost of an iteration
 	splitMinNs    = 4_000  // least work worth splitting off when a worker can take it at once
 	splitWakeNs   = 50_000 // least work worth splitting off when a sleeper must be woken
 )
@@ -54,7 +57,7 @@ type loopCore struct {
 	owner    *slot        // the slot of the goroutine that made the call
 	minGrain int64        // the Grain hint, at least 1
 	grain    atomic.Int64 // learned iterations per grain
-	costPs   atomic.Int64 // learned cost of one iteration, in picoseconds
+	costMt   atomic.Int64 // learned cost of one iteration, in 1/1000 ticks; 0: not measured yet
 	stop     atomic.Bool  // no new grains: set on panic, error or cancellation
 	finished atomic.Bool  // the root join completed
 	thief    atomic.Int32 // id+1 of the last slot that stole a piece
@@ -74,13 +77,16 @@ func (c *loopCore) startGrain() int64 {
 	return max(c.grain.Load(), c.minGrain)
 }
 
-// adapt records that iters iterations took dt ns and returns the next grain.
+// adapt records that iters iterations took dt ticks and returns the next
+// grain.
 func (c *loopCore) adapt(g, iters, dt int64) int64 {
 	if dt < 1 {
 		dt = 1
 	}
-	c.costPs.Store(dt * 1000 / iters)
-	next := iters * grainTargetNs / dt
+	if dt >= nsToTicks(calibratedNs) {
+		c.costMt.Store(dt * 1000 / iters)
+	}
+	next := iters * nsToTicks(grainTargetNs) / dt
 	next = min(next, 64*g)
 	next = max(next, c.minGrain, 1)
 	if next > c.grain.Load() {
@@ -95,12 +101,12 @@ func (c *loopCore) worthSplitting(s *slot, rem int64) bool {
 	if rem < 2 || s.dq == nil || s.dq.Len() != 0 {
 		return false
 	}
-	est := rem * c.costPs.Load() / 1000
+	est := rem * c.costMt.Load() / 1000 // ticks
 	st := &c.pool.sleep
 	if st.nSleepers.Load() > 0 && st.nSpinning.Load() == 0 {
-		return est >= splitWakeNs
+		return est >= nsToTicks(splitWakeNs)
 	}
-	return est >= splitMinNs
+	return est >= nsToTicks(splitMinNs)
 }
 
 // complete marks the call finished and, if another slot made the call,

@@ -4,7 +4,7 @@ import "time"
 
 // WorkerStats are the counters of one worker, or of the callers' slots.
 type WorkerStats struct {
-	Pieces       int64         // pieces of ranges and forked tasks run
+	Pieces       int64         // pieces of ranges and forked tasks run (forks run inline are added when the worker finishes its task)
 	Steals       int64         // tasks taken from another worker
 	FailedSteals int64         // steal attempts that found nothing or lost a race
 	Splits       int64         // ranges split in half on demand

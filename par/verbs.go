@@ -47,11 +47,11 @@ func doRange(opts []Option, n int, f *rangeFrame) error {
 	f.grain.Store(f.minGrain)
 	var t0 int64
 	if guest {
-		t0 = nanotime()
+		t0 = cputicks()
 	}
 	runRange(s, f, n)
 	if guest {
-		s.stats.busyNs.Add(nanotime() - t0)
+		s.stats.busyNs.Add(ticksToNs(cputicks() - t0))
 		releaseGuest(s)
 	}
 	pe, err := f.pe.Load(), f.err

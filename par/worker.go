@@ -92,9 +92,10 @@ func (s *slot) spin() *task {
 // runTop runs a task taken at the top of the worker loop and accounts its
 // time as busy.
 func (s *slot) runTop(t *task) {
-	t0 := nanotime()
+	t0 := cputicks()
 	s.execute(t)
-	s.stats.busyNs.Add(nanotime() - t0)
+	s.stats.busyNs.Add(ticksToNs(cputicks() - t0))
+	s.flushStats()
 }
 
 // execute runs one task.

@@ -1,0 +1,48 @@
+package par
+
+import "testing"
+
+// Micro-benchmarks of the per-call paths, for profiling. The scoreboard
+// against the peers and the goals is in bench/.
+
+var microSink []int
+
+func BenchmarkMicroForRangeTiny(b *testing.B) {
+	a := make([]int, 1000)
+	body := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a[i] = 2 * i
+		}
+	}
+	for b.Loop() {
+		ForRange(len(a), body)
+	}
+	microSink = a
+}
+
+func BenchmarkMicroForTiny(b *testing.B) {
+	a := make([]int, 1000)
+	body := func(i int) { a[i] = 2 * i }
+	for b.Loop() {
+		For(len(a), body)
+	}
+	microSink = a
+}
+
+func BenchmarkMicroJoinInBody(b *testing.B) {
+	f := func() {}
+	For(1, func(int) {
+		for b.Loop() {
+			Join(f, f)
+		}
+	})
+}
+
+func BenchmarkMicroInvokeInBody(b *testing.B) {
+	f := func() {}
+	For(1, func(int) {
+		for b.Loop() {
+			Invoke(f, f)
+		}
+	})
+}
