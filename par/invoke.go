@@ -92,8 +92,13 @@ func (s *slot) freeFuncTask(t *task) {
 		t.thief.Store(0)
 		t.pe = nil
 	}
+	if s.nFreeTasks >= maxFree {
+		sharedTasks.Put(t)
+		return
+	}
 	t.next = s.freeTasks
 	s.freeTasks = t
+	s.nFreeTasks++
 }
 
 // join2 runs f inline and g inline or on a thief. The fast path (g not

@@ -27,10 +27,12 @@ type slot struct {
 	holder    atomic.Uintptr
 	guestPool atomic.Pointer[Pool]
 
-	freeTasks *task
-	freeJoins *join
-	rng       uint64
-	calls     uint64 // guests: calls made on the seat, to pace maybeResize
+	freeTasks  *task
+	freeJoins  *join
+	nFreeTasks int
+	nFreeJoins int
+	rng        uint64
+	calls      uint64 // guests: calls made on the seat, to pace maybeResize
 
 	// inlineForks counts forks popped back and run inline. It is a plain
 	// owner-only counter, added to stats.pieces by flushStats, because an

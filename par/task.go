@@ -1,6 +1,7 @@
 package par
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/parloop/parloop/par/internal/deque"
@@ -57,36 +58,65 @@ type join struct {
 	next    *join // free list link
 }
 
-// newTask returns a cleared task from the slot's free list.
+// Free lists. Each slot keeps up to maxFree tasks and joins of its own, so
+// that forks and splits allocate nothing. Tasks and joins migrate: a split
+// allocates on the slot that splits and frees on the slot that finishes
+// last, so one slot's list can run dry while another's overflows. The
+// overflow goes to a shared sync.Pool (per-P caches, no lock on the fast
+// path), where the dry side finds it.
+const maxFree = 64
+
+var (
+	sharedTasks = sync.Pool{New: func() any { return new(task) }}
+	sharedJoins = sync.Pool{New: func() any { return new(join) }}
+)
+
+// newTask returns a cleared task.
 func (s *slot) newTask() *task {
 	t := s.freeTasks
 	if t == nil {
-		return new(task)
+		return sharedTasks.Get().(*task)
 	}
 	s.freeTasks = t.next
+	s.nFreeTasks--
 	t.next = nil
 	return t
 }
 
-// freeTask returns t to the slot's free list. The caller must own t.
+// freeTask clears t and recycles it. The caller must own t.
 func (s *slot) freeTask(t *task) {
+	if s.nFreeTasks >= maxFree {
+		*t = task{}
+		sharedTasks.Put(t)
+		return
+	}
 	*t = task{next: s.freeTasks}
 	s.freeTasks = t
+	s.nFreeTasks++
 }
 
+// newJoin returns a cleared join.
 func (s *slot) newJoin() *join {
 	j := s.freeJoins
 	if j == nil {
-		return new(join)
+		return sharedJoins.Get().(*join)
 	}
 	s.freeJoins = j.next
+	s.nFreeJoins--
 	j.next = nil
 	return j
 }
 
+// freeJoin clears j and recycles it. The caller must be j's last arriver.
 func (s *slot) freeJoin(j *join) {
+	if s.nFreeJoins >= maxFree {
+		*j = join{}
+		sharedJoins.Put(j)
+		return
+	}
 	*j = join{next: s.freeJoins}
 	s.freeJoins = j
+	s.nFreeJoins++
 }
 
 // newDeque returns the deque of a slot.
