@@ -22,8 +22,8 @@ func keyValues(s *Set, prefix, key string) []string {
 	return vs
 }
 
-func writeExperiments(b *strings.Builder, main, exp *Set, out string) error {
-	b.WriteString("## Work-stealing experiments\n\n")
+func writeExperiments(b *strings.Builder, main, exp *Set, out, warning string) error {
+	b.WriteString("## Work-stealing experiments\n\n" + warning)
 	p := exp.MaxProcs()
 	if p == 0 {
 		b.WriteString("No experiment results in this run.\n\n")
@@ -176,7 +176,7 @@ func writeWorkers(b *strings.Builder, s *Set) {
 		return
 	}
 	b.WriteString("### Worker count from 1 to the number of CPUs\n\n" +
-		"The GOMAXPROCS sweep of the main suite (`-cpu " + joinInts(procs) + "`); pools follow GOMAXPROCS. " +
+		"The GOMAXPROCS sweep of the main suite (one process per GOMAXPROCS in " + joinInts(procs) + "); pools follow GOMAXPROCS. " +
 		"Speedup of parloop's best verb and of the best peer over seq at the same GOMAXPROCS; efficiency is speedup / P. " +
 		"The per-workload plots above show every peer.\n\n")
 	head := []string{"workload"}

@@ -183,12 +183,13 @@ func timeRange(v []float64) string {
 	return fmt.Sprintf("%s – %s", fmtTime(slices.Min(v)), fmtTime(slices.Max(v)))
 }
 
-func writeGoals(b *strings.Builder, g, g2 *Set) {
+func writeGoals(b *strings.Builder, g, g2 *Set, warning string) {
 	b.WriteString("## Goals\n\n" +
 		"The runtime's targets, each measured as A against B in one run: every round runs A then B in the same " +
 		"process (and P=1 then P=2 in consecutive processes), so that the samples alternate and both sides see the same " +
 		"machine. *Measured* is the median of the paired ratios (round i of A against round i of B); *range* is their " +
 		"minimum and maximum. benchstat's comparison of the same samples, with p-values, is at the end.\n\n")
+	b.WriteString(warning)
 	rows := evalGoals(g, g2)
 	if len(rows) == 0 {
 		b.WriteString("No goal benchmarks in this run.\n\n")
@@ -205,6 +206,6 @@ func writeGoals(b *strings.Builder, g, g2 *Set) {
 			fail++
 		}
 	}
-	fmt.Fprintf(b, "%d goals passed, %d failed.\n\n", pass, fail)
+	fmt.Fprintf(b, "%d rows pass, %d fail (a goal has one row per worker count it applies to; *info* rows have no target).\n\n", pass, fail)
 	b.WriteString(t.String() + "\n")
 }

@@ -156,7 +156,13 @@ func runAll(cfg Config) error {
 		t0 := time.Now()
 		fmt.Fprintf(os.Stderr, "report: phase %s: %s\n", p.Name, p.Command())
 		raw := filepath.Join(cfg.Raw, p.Name+".txt")
+		before := takeCPUSnapshot()
 		if err := p.run(bin, ".", raw, []string{"PARLOOP_BENCH_REPRO=" + repro}, os.Stderr); err != nil {
+			return err
+		}
+		load := otherLoad(before, takeCPUSnapshot())
+		fmt.Fprintf(os.Stderr, "report: phase %s: other processes used %s\n", p.Name, load)
+		if err := os.WriteFile(filepath.Join(cfg.Raw, p.Name+".load"), []byte(load+"\n"), 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "report: phase %s took %v\n", p.Name, time.Since(t0).Round(time.Second))

@@ -187,6 +187,12 @@ func TestWriteReport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(raw, "reduce-repro.tsv"), []byte(repro), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(raw, "exp.load"), []byte("47% of the machine (37s of CPU time by other processes in 39s)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(raw, "main.load"), []byte("1% of the machine (2s of CPU time by other processes in 3m12s)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "ANALYSIS.md"), []byte("HAND WRITTEN\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -202,10 +208,13 @@ func TestWriteReport(t *testing.T) {
 	for _, want := range []string{"## Goals", "## Summary at 2 workers", "### tiny", "wins: 1.08× faster",
 		"Scheduler metrics", "HAND WRITTEN", "### Granularity", "### Victim selection", "### Back-off",
 		"| `static` | P=1: 1, P=2: 1 | yes | **no** |", "| `par.Reduce-det` | P=1: 1, P=2: 1 | yes | yes |",
-		"speedup_tiny.png", "exp_grain.png"} {
+		"speedup_tiny.png", "exp_grain.png", "during `exp` (47%)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("RESULTS.md lacks %q", want)
 		}
+	}
+	if strings.Contains(text, "during `main`") {
+		t.Error("a quiet phase was flagged as contended")
 	}
 	for _, png := range []string{"speedup_tiny.png", "speedup_treewalk.png", "exp_grain.png"} {
 		if st, err := os.Stat(filepath.Join(dir, png)); err != nil || st.Size() < 1000 {

@@ -87,13 +87,14 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 	}
 	var b strings.Builder
 	writeHeader(&b, md, cfg.Raw)
-	writeGoals(&b, sets["goals"], sets["goals2"])
+	writeGoals(&b, sets["goals"], sets["goals2"], contentionWarning(cfg.Raw, "goals", "goals2"))
+	b.WriteString(contentionWarning(cfg.Raw, "main"))
 	plots, err := writeSummary(&b, sets["main"], cfg.Out)
 	if err != nil {
 		return err
 	}
 	writeReduceRepro(&b, cfg.Raw)
-	if err := writeExperiments(&b, sets["main"], sets["exp"], cfg.Out); err != nil {
+	if err := writeExperiments(&b, sets["main"], sets["exp"], cfg.Out, contentionWarning(cfg.Raw, "exp")); err != nil {
 		return err
 	}
 	writeAnalysis(&b, cfg.Out)
@@ -136,7 +137,7 @@ func writeHeader(b *strings.Builder, md meta, raw string) {
 	t.add("kernel", md["kernel"])
 	t.add("go", md["go"])
 	t.add("date", md["date"])
-	t.add("commit", "`"+md["commit"]+"`")
+	t.add("library measured", md["commit"])
 	t.add("run time", md["elapsed"])
 	b.WriteString(t.String() + "\n")
 	b.WriteString("Phases (raw output in `raw/`, one file per phase):\n\n")
@@ -148,7 +149,11 @@ func writeHeader(b *strings.Builder, md meta, raw string) {
 		name, cmd, _ := strings.Cut(p, " | ")
 		secs := ""
 		if s, err := os.ReadFile(filepath.Join(raw, name+".seconds")); err == nil {
-			secs = " (" + strings.TrimSpace(string(s)) + " s)"
+			secs = " (" + strings.TrimSpace(string(s)) + " s"
+			if l, err := os.ReadFile(filepath.Join(raw, name+".load")); err == nil {
+				secs += "; other processes' CPU use meanwhile: " + strings.TrimSpace(string(l))
+			}
+			secs += ")"
 		}
 		fmt.Fprintf(b, "- `%s`%s: `%s`\n", name, secs, cmd)
 	}
@@ -158,6 +163,8 @@ func writeHeader(b *strings.Builder, md meta, raw string) {
 		"fastest parallel peer that is not parloop (below 1: faster than every peer). A difference " +
 		fmt.Sprintf("within ±%.0f%% is called a tie: the machine is shared and noisy. ", 100*tieBand) +
 		"`cpu/op` is the process's CPU time per op (it shows spinning that wall time hides). " +
+		"On a 2-core machine any CPU another process takes comes out of the parallel peers' time first: " +
+		"read every speedup with the other processes' share (per phase, above) in mind. " +
 		"The chunked peers (atomic, errgroup, ants, pond) cut n into chunks of max(1, n/(8·P)) iterations; " +
 		"static cuts n into P equal chunks.\n\n")
 }

@@ -198,10 +198,23 @@ func describeMachine(dir string) Machine {
 	if out, err := exec.Command("uname", "-sr").Output(); err == nil {
 		m.Kernel = strings.TrimSpace(string(out))
 	}
-	cmd := exec.Command("git", "describe", "--always", "--dirty")
-	cmd.Dir = dir
+	// The library the benchmarks compiled against: wherever the replace
+	// directive (or a -modfile in GOFLAGS) points, and what of par/ differs
+	// from its commit there.
+	lib := filepath.Join(dir, "..")
+	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/parloop/parloop").Output(); err == nil {
+		lib = strings.TrimSpace(string(out))
+	}
+	m.Commit = "unknown (not a git checkout)"
+	cmd := exec.Command("git", "-C", lib, "rev-parse", "--short", "HEAD")
 	if out, err := cmd.Output(); err == nil {
 		m.Commit = strings.TrimSpace(string(out))
+		st, _ := exec.Command("git", "-C", lib, "status", "--porcelain", "--", "par").Output()
+		if n := len(strings.Fields(string(st))) / 2; n > 0 {
+			m.Commit += fmt.Sprintf(" plus %d uncommitted or untracked paths under par/", n)
+		} else {
+			m.Commit += ", par/ clean"
+		}
 	}
 	return m
 }
