@@ -14,20 +14,40 @@ import (
 // which a phase's parallel timings are flagged as unreliable.
 const contendedShare = 0.15
 
-// otherLoad describes the CPU time that processes other than the report and
-// its benchmarks used between two snapshots, as a share of the machine.
-func otherLoad(a, b cpuSnapshot) string {
+// cpuSpan is the CPU time other processes used over some wall time.
+type cpuSpan struct {
+	other, wall time.Duration
+	ok          bool
+}
+
+func spanOf(a, b cpuSnapshot) cpuSpan {
 	if !a.ok || !b.ok {
+		return cpuSpan{wall: b.at.Sub(a.at)}
+	}
+	other := (b.machineBusy - a.machineBusy) - (b.ours - a.ours)
+	return cpuSpan{other: max(other, 0), wall: b.at.Sub(a.at), ok: true}
+}
+
+func (s *cpuSpan) add(t cpuSpan) {
+	s.ok = s.wall == 0 && t.ok || s.ok && t.ok
+	s.other += t.other
+	s.wall += t.wall
+}
+
+// share is the other processes' CPU time as a share of the machine.
+func (s cpuSpan) share() float64 {
+	if !s.ok || s.wall <= 0 {
+		return 0
+	}
+	return float64(s.other) / (float64(s.wall) * float64(runtime.NumCPU()))
+}
+
+func (s cpuSpan) String() string {
+	if !s.ok {
 		return "unknown"
 	}
-	wall := b.at.Sub(a.at)
-	other := (b.machineBusy - a.machineBusy) - (b.ours - a.ours)
-	if other < 0 {
-		other = 0
-	}
-	share := float64(other) / (float64(wall) * float64(runtime.NumCPU()))
 	return fmt.Sprintf("%.0f%% of the machine (%v of CPU time by other processes in %v)",
-		100*share, other.Round(time.Second), wall.Round(time.Second))
+		100*s.share(), s.other.Round(time.Second), s.wall.Round(time.Second))
 }
 
 // phaseLoad reads the other-process share recorded for a phase.

@@ -31,6 +31,9 @@ type Config struct {
 	Out    string // directory of RESULTS.md and the plots
 	Raw    string // directory of the raw outputs
 	Phases []Phase
+	// RetryBudget is the time the run may spend running processes again
+	// because other processes took the machine meanwhile.
+	RetryBudget time.Duration
 	// placeholder: the library measured is par's serial placeholder.
 	placeholder bool
 }
@@ -103,7 +106,11 @@ func main() {
 	if *goalCount > 0 {
 		gc = *goalCount
 	}
-	cfg := Config{Quick: *quick, Out: *out, Raw: filepath.Join(*out, "raw"), Phases: phases(*quick, cpus, mc, gc, ec, mt, gt)}
+	retry := 4 * time.Minute
+	if *quick {
+		retry = 15 * time.Second
+	}
+	cfg := Config{Quick: *quick, Out: *out, Raw: filepath.Join(*out, "raw"), Phases: phases(*quick, cpus, mc, gc, ec, mt, gt), RetryBudget: retry}
 
 	began := time.Now()
 	cfg.placeholder = placeholder() // before the run: the library may change under a long run
@@ -152,15 +159,16 @@ func runAll(cfg Config) error {
 		return err
 	}
 	bs := benchstatPath()
+	budget := retryBudget{left: cfg.RetryBudget}
 	for _, p := range cfg.Phases {
 		t0 := time.Now()
 		fmt.Fprintf(os.Stderr, "report: phase %s: %s\n", p.Name, p.Command())
 		raw := filepath.Join(cfg.Raw, p.Name+".txt")
-		before := takeCPUSnapshot()
-		if err := p.run(bin, ".", raw, []string{"PARLOOP_BENCH_REPRO=" + repro}, os.Stderr); err != nil {
+		_ = os.Remove(filepath.Join(cfg.Raw, p.Name+".discarded.txt"))
+		load, err := p.run(bin, ".", raw, []string{"PARLOOP_BENCH_REPRO=" + repro}, os.Stderr, &budget)
+		if err != nil {
 			return err
 		}
-		load := otherLoad(before, takeCPUSnapshot())
 		fmt.Fprintf(os.Stderr, "report: phase %s: other processes used %s\n", p.Name, load)
 		if err := os.WriteFile(filepath.Join(cfg.Raw, p.Name+".load"), []byte(load+"\n"), 0o644); err != nil {
 			return err

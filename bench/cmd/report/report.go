@@ -163,8 +163,10 @@ func writeHeader(b *strings.Builder, md meta, raw string) {
 		"fastest parallel peer that is not parloop (below 1: faster than every peer). A difference " +
 		fmt.Sprintf("within ±%.0f%% is called a tie: the machine is shared and noisy. ", 100*tieBand) +
 		"`cpu/op` is the process's CPU time per op (it shows spinning that wall time hides). " +
-		"On a 2-core machine any CPU another process takes comes out of the parallel peers' time first: " +
-		"read every speedup with the other processes' share (per phase, above) in mind. " +
+		"On a 2-core machine any CPU another process takes comes out of the parallel peers' time first, so the " +
+		"report measures it (from /proc/stat, less its own processes' CPU time) around every benchmark process, runs a " +
+		fmt.Sprintf("process again when others took more than %.0f%% of the machine (within a fixed time budget; ", 100*contendedShare) +
+		"the rule looks at the load only, never at the timings), and flags sections whose kept runs were still contended. " +
 		"The chunked peers (atomic, errgroup, ants, pond) cut n into chunks of max(1, n/(8·P)) iterations; " +
 		"static cuts n into P equal chunks.\n\n")
 }

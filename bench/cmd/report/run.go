@@ -85,25 +85,78 @@ func buildTestBinary(dir, out string) error {
 	return nil
 }
 
+// retryBudget bounds the time spent running processes again because
+// other processes took the machine while they ran.
+type retryBudget struct {
+	left  time.Duration
+	count int
+}
+
 // run executes the phase's rounds with the test binary bin, in dir,
-// appending everything to rawPath and echoing result lines to progress. env
-// adds variables. A failing process (a peer's wrong result is a b.Fatal)
+// appending the kept output to rawPath and echoing result lines to progress.
+// env adds variables. A failing process (a peer's wrong result is a b.Fatal)
 // fails the phase.
-func (p Phase) run(bin, dir, rawPath string, env []string, progress io.Writer) error {
+//
+// A process during which other processes took more than contendedShare of
+// the machine is run again while budget lasts: the decision rests on the
+// machine's load alone, never on the timings, and the discarded output is
+// kept in raw/<phase>.discarded.txt. It returns the load over the kept runs.
+func (p Phase) run(bin, dir, rawPath string, env []string, progress io.Writer, budget *retryBudget) (string, error) {
 	f, err := os.Create(rawPath)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var kept, all cpuSpan
+	retried := 0
+	for r := 1; r <= p.Rounds; r++ {
+		for _, procs := range p.CPU {
+			for {
+				fmt.Fprintf(progress, "report: %s round %d/%d, GOMAXPROCS=%d\n", p.Name, r, p.Rounds, procs)
+				var out bytes.Buffer
+				before := takeCPUSnapshot()
+				err := runOnce(bin, dir, p.Args(), append(env, fmt.Sprintf("GOMAXPROCS=%d", procs)), &out, progress)
+				span := spanOf(before, takeCPUSnapshot())
+				all.add(span)
+				if err != nil {
+					_, _ = f.Write(out.Bytes())
+					return "", fmt.Errorf("%s (round %d, GOMAXPROCS=%d): %v (output in %s)", p.Name, r, procs, err, rawPath)
+				}
+				if span.share() > contendedShare && budget.left > span.wall {
+					budget.left -= span.wall
+					budget.count++
+					retried++
+					fmt.Fprintf(progress, "report: other processes took %.0f%% of the machine; running it again\n", 100*span.share())
+					if err := appendFile(strings.TrimSuffix(rawPath, ".txt")+".discarded.txt", out.Bytes()); err != nil {
+						return "", err
+					}
+					continue
+				}
+				kept.add(span)
+				_, err = f.Write(out.Bytes())
+				if err != nil {
+					return "", err
+				}
+				break
+			}
+		}
+	}
+	load := kept.String()
+	if retried > 0 {
+		load += fmt.Sprintf("; %d runs discarded and run again because other processes took more than %.0f%% of the machine (discarded output in %s)",
+			retried, 100*contendedShare, filepath.Base(strings.TrimSuffix(rawPath, ".txt")+".discarded.txt"))
+	}
+	return load, nil
+}
+
+func appendFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	for r := 1; r <= p.Rounds; r++ {
-		for _, procs := range p.CPU {
-			fmt.Fprintf(progress, "report: %s round %d/%d, GOMAXPROCS=%d\n", p.Name, r, p.Rounds, procs)
-			if err := runOnce(bin, dir, p.Args(), append(env, fmt.Sprintf("GOMAXPROCS=%d", procs)), f, progress); err != nil {
-				return fmt.Errorf("%s (round %d, GOMAXPROCS=%d): %v (output in %s)", p.Name, r, procs, err, rawPath)
-			}
-		}
-	}
-	return nil
+	_, err = f.Write(b)
+	return err
 }
 
 func runOnce(bin, dir string, args, env []string, raw, progress io.Writer) error {
