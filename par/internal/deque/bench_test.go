@@ -46,13 +46,14 @@ func BenchmarkPopEmpty(b *testing.B) {
 
 // BenchmarkSteal measures Steal.
 //
-//   - uncontended: one goroutine refills the deque and steals from it
-//     (the owner may steal), so ns/op is the cost of one Steal that
-//     succeeds with no other goroutine touching the deque.
-//   - contended: an owner goroutine keeps between 512 and 1024 elements in
-//     the deque while GOMAXPROCS thieves (b.RunParallel) steal; one op is
-//     one successful steal, including the failed tries before it, which are
-//     reported as retries/op and empties/op.
+//   - uncontended: one goroutine refills the deque (untimed) and steals from
+//     it (the owner may steal), so ns/op is the cost of one successful
+//     Steal with no other goroutine touching the deque.
+//   - contended: in rounds, the owner pushes 16384 elements (untimed), then
+//     GOMAXPROCS thieves steal from the same deque until it is empty. One op
+//     is one element stolen, so ns/op is the wall time per element with all
+//     thieves hitting the same top; failed tries are included in it and
+//     reported as retries/op.
 func BenchmarkSteal(b *testing.B) {
 	b.Run("uncontended", func(b *testing.B) {
 		d := New[int](1024)
@@ -73,52 +74,58 @@ func BenchmarkSteal(b *testing.B) {
 		}
 	})
 	b.Run("contended", func(b *testing.B) {
-		d := New[int](2048)
+		const chunk = 16384
+		thieves := runtime.GOMAXPROCS(0)
+		d := New[int](chunk)
 		x := new(int)
-		for range 1024 {
-			d.Push(x)
-		}
-		var stop atomic.Bool
-		var owner sync.WaitGroup
-		owner.Go(func() {
-			for !stop.Load() {
-				if d.Len() < 512 {
-					for range 512 {
-						d.Push(x)
+		var retries, stolen atomic.Int64
+		start := make([]chan struct{}, thieves)
+		var round, all sync.WaitGroup
+		for i := range start {
+			start[i] = make(chan struct{})
+			all.Go(func() {
+				for range start[i] {
+					var r, n int64
+					for {
+						x, retry := d.Steal()
+						if x != nil {
+							n++
+						} else if retry {
+							r++
+						} else {
+							break
+						}
 					}
-				} else {
-					runtime.Gosched()
+					retries.Add(r)
+					stolen.Add(n)
+					round.Done()
 				}
-			}
-		})
-		var retries, empties atomic.Int64
+			})
+		}
 		b.ReportAllocs()
 		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			var r, e int64
-			for pb.Next() {
-				for {
-					x, retry := d.Steal()
-					if x != nil {
-						break
-					}
-					if retry {
-						r++
-					} else {
-						// Let the owner refill: on 2 CPUs it
-						// shares them with the thieves.
-						e++
-						runtime.Gosched()
-					}
-				}
+		for done := 0; done < b.N; {
+			n := min(chunk, b.N-done)
+			b.StopTimer()
+			for range n {
+				d.Push(x)
 			}
-			retries.Add(r)
-			empties.Add(e)
-		})
+			round.Add(thieves)
+			b.StartTimer()
+			for _, c := range start {
+				c <- struct{}{}
+			}
+			round.Wait()
+			done += n
+		}
 		b.StopTimer()
-		stop.Store(true)
-		owner.Wait()
+		for _, c := range start {
+			close(c)
+		}
+		all.Wait()
+		if int(stolen.Load()) != b.N {
+			b.Fatalf("stole %d of %d", stolen.Load(), b.N)
+		}
 		b.ReportMetric(float64(retries.Load())/float64(b.N), "retries/op")
-		b.ReportMetric(float64(empties.Load())/float64(b.N), "empties/op")
 	})
 }
