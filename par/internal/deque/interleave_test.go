@@ -14,6 +14,9 @@ import (
 // across a resize, a thief holding indices while the owner drains the deque,
 // the owner between its reservation of bottom and its load of top, and the
 // owner and a thief racing for the last element.
+//
+// These tests and those of sched_test.go set the package variable testHook,
+// so no test of this package may call t.Parallel.
 
 // pauseAt makes the first goroutine that reaches point stop there until
 // resume is closed; paused is closed when it stops.
