@@ -119,5 +119,7 @@ func (s *slot) freeJoin(j *join) {
 	s.nFreeJoins++
 }
 
-// newDeque returns the deque of a slot.
-func newDeque() *deque.Deque[task] { return deque.New[task](64) }
+// newDeque returns the deque of a slot. Tasks are recycled (free lists), so
+// the deque need not clear popped slots, and pushing a recycled task into the
+// slot that already holds it costs no store (see deque.NewRecycled).
+func newDeque() *deque.Deque[task] { return deque.NewRecycled[task](64) }

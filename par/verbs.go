@@ -231,12 +231,17 @@ func (p *Pool) Join(f, g func()) { joinOn(p, f, g) }
 
 func joinOn(p *Pool, f, g func()) {
 	s, guest, _ := enter(p)
-	if s == nil {
+	switch {
+	case s == nil:
 		runSerial(f, g)
-		return
+	case guest:
+		joinAsGuest(s, f, g)
+	default:
+		s.join2(f, g) // the nested fast path: no defer here
 	}
-	if guest {
-		defer releaseGuest(s)
-	}
+}
+
+func joinAsGuest(s *slot, f, g func()) {
+	defer releaseGuest(s)
 	s.join2(f, g)
 }

@@ -56,7 +56,8 @@
 //     thief can take it.
 //
 // Slots hold *T through atomic.Pointer, so the garbage collector sees them.
-// The owner clears the slot of an element it pops. A thief never writes a
+// The owner clears the slot of an element it pops (except in a deque made
+// by NewRecycled, see there). A thief never writes a
 // slot, so a stolen element stays reachable from the ring until the owner
 // reuses its slot or the ring is replaced: at most len(ring) stale pointers.
 package deque
@@ -130,7 +131,9 @@ type Deque[T any] struct {
 	// owner, rarely, and a thief loads it right after bottom.
 	bottom atomic.Int64
 	ring   atomic.Pointer[ring[T]]
-	_      [padSize - 16]byte
+	// recycled is set by NewRecycled and never changes.
+	recycled bool
+	_        [padSize - 17]byte
 }
 
 // New returns an empty deque whose ring holds capacity elements before it
@@ -147,6 +150,19 @@ func New[T any](capacity int) *Deque[T] {
 	// No other goroutine can see d yet; the atomic store is just the only
 	// way to write the field.
 	d.ring.Store(newRing[T](size))
+	return d
+}
+
+// NewRecycled returns a deque for elements that the owner recycles (as
+// par does with its tasks), where a popped pointer left in its slot keeps
+// nothing alive that would not be alive anyway. Pop then leaves slots as
+// they are, and Push skips the store when the slot already holds x, which
+// is the common case when the same recycled element is pushed again at the
+// same depth: a fork's push and pop then cost one atomic read-modify-write
+// each (the store of bottom, the CAS on top) instead of two.
+func NewRecycled[T any](capacity int) *Deque[T] {
+	d := New[T](capacity)
+	d.recycled = true
 	return d
 }
 
@@ -171,7 +187,15 @@ func (d *Deque[T]) Push(x *T) {
 	// before the store below. A thief with a stale top t' may read slot
 	// b & mask as slot t' & mask, but then t' < top (b - top <= mask, so
 	// only an index below top shares the slot) and its CAS fails.
-	r.slots[b&r.mask].Store(x)
+	// If the slot holds x already (a recycled element pushed again), the
+	// store is skipped: the last store to the slot in the total order is
+	// then that earlier store of x, so a thief that reads the slot after
+	// loading bottom == b+1 below still reads x. Only the owner writes
+	// slots, so nothing can change the slot between this load and the
+	// store of bottom.
+	if s := &r.slots[b&r.mask]; s.Load() != x {
+		s.Store(x)
+	}
 	// Publishes the element: this store follows the slot store in the
 	// total order, so a thief that loads bottom == b+1 then reads x.
 	d.bottom.Store(b + 1)
@@ -263,7 +287,9 @@ func (d *Deque[T]) Pop() *T {
 		// have returned at least b. So index b is ours alone, and
 		// clearing the slot races with no winning thief (a thief with a
 		// stale top may read the cleared slot, but its CAS fails).
-		r.slots[b&r.mask].Store(nil)
+		if !d.recycled {
+			r.slots[b&r.mask].Store(nil)
+		}
 		return x
 	}
 	// t == b: thieves took all but the last element meanwhile, and some
@@ -281,7 +307,9 @@ func (d *Deque[T]) Pop() *T {
 	// (TestSchedulesExhaustive finds that order).
 	d.bottom.Store(b + 1)
 	// As in takeTop: whoever won has read the slot; it is dead.
-	r.slots[b&r.mask].Store(nil)
+	if !d.recycled {
+		r.slots[b&r.mask].Store(nil)
+	}
 	if !won {
 		return nil
 	}
@@ -301,7 +329,9 @@ func (d *Deque[T]) takeTop(r *ring[T], t int64) *T {
 	// Either way top is now past t (invariant 1): whoever won has already
 	// read the slot (a thief reads before its CAS) and every later CAS
 	// for index t fails, so the slot is dead and we may clear it.
-	r.slots[t&r.mask].Store(nil)
+	if !d.recycled {
+		r.slots[t&r.mask].Store(nil)
+	}
 	if !won {
 		return nil
 	}

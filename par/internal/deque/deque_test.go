@@ -44,7 +44,7 @@ func TestNewPanicsOnHugeCapacity(t *testing.T) {
 }
 
 func TestPushNilPanics(t *testing.T) {
-	d := New[int](2)
+	d := newIntDeque(2)
 	defer func() {
 		if recover() == nil {
 			t.Fatal("Push(nil) did not panic")
@@ -57,7 +57,7 @@ func TestPushNilPanics(t *testing.T) {
 }
 
 func TestEmpty(t *testing.T) {
-	d := New[int](2)
+	d := newIntDeque(2)
 	if x := d.Pop(); x != nil {
 		t.Fatalf("Pop on empty = %v", x)
 	}
@@ -97,7 +97,7 @@ func TestPopClearsSlot(t *testing.T) {
 // TestGrowKeepsOrder fills a ring past its size several times, with a
 // stolen prefix so that the live range wraps around the ring.
 func TestGrowKeepsOrder(t *testing.T) {
-	d := New[int](2)
+	d := newIntDeque(2)
 	vals := make([]int, 100)
 	for i := range vals {
 		vals[i] = i
@@ -178,7 +178,7 @@ const (
 // runModel runs steps operations chosen by next on a fresh deque and on a
 // slice model and returns a description of the first difference, or "".
 func runModel(capacity, steps int, next func() int) string {
-	d := New[int](capacity)
+	d := newIntDeque(capacity)
 	var model []*int
 	for step := range steps {
 		switch next() {
@@ -271,7 +271,7 @@ func TestStressExactlyOnce(t *testing.T) {
 }
 
 func stressRound(t *testing.T, seed uint64, thieves, n int) (ringSize int) {
-	d := New[int](2)
+	d := newIntDeque(2)
 	vals := make([]int, n)
 	taken := make([]atomic.Int32, n)
 	var done atomic.Bool

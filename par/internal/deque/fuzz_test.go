@@ -64,7 +64,7 @@ func FuzzDeque(f *testing.F) {
 }
 
 func fuzzSequential(t *testing.T, p fuzzProgram) {
-	d := New[int](p.capacity)
+	d := newIntDeque(p.capacity)
 	var model []*int
 	next := 1
 	for step, b := range p.ops {
@@ -110,7 +110,7 @@ func fuzzConcurrent(t *testing.T, p fuzzProgram) {
 	}
 	vals := make([]int, n)
 	taken := make([]atomic.Int32, n)
-	d := New[int](p.capacity)
+	d := newIntDeque(p.capacity)
 
 	var done atomic.Bool
 	var wg sync.WaitGroup

@@ -58,7 +58,7 @@ func opNames(ks []int) []string {
 // run runs s on a deque with a ring of 2 and reports whether the paused
 // operation reached its hook point, and the history.
 func (s interleaving) run(t *testing.T) (hit bool, init []int, h []linOp) {
-	d := New[int](2)
+	d := newIntDeque(2)
 	vals := make([]int, 32)
 	for i := range vals {
 		vals[i] = i + 1

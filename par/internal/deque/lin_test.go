@@ -229,7 +229,7 @@ func hasOverlap(h []linOp) bool {
 // timestamped with one shared clock.
 func recordHistory(seed uint64) (init []int, h []linOp, grew bool) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	d := New[int](2)
+	d := newIntDeque(2)
 	vals := make([]int, 16)
 	for i := range vals {
 		vals[i] = i + 1

@@ -53,7 +53,7 @@ type schedStop struct {
 // execute runs c once, asking choose which actor goes next at every step,
 // and returns the history and the decisions taken.
 func execute(c schedConfig, choose func(s *schedStep) int) (init []int, h []linOp, trace []schedStep) {
-	d := New[int](2)
+	d := newIntDeque(2)
 	vals := make([]int, 32)
 	for i := range vals {
 		vals[i] = i + 1
