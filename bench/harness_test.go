@@ -30,12 +30,28 @@ type meter struct {
 func start(b *testing.B, pool *par.Pool) *meter {
 	b.ReportAllocs()
 	if pool != nil {
+		warm(pool)
 		pool.ResetStats()
 	}
 	m := &meter{b: b, pool: pool}
 	b.ResetTimer()
 	m.cpuAt = cpuTime()
 	return m
+}
+
+// warm runs a little parallel work on p so that its workers have started
+// (threads created, locked, pinned) before the timer does: the suite
+// measures loops on a running pool, not a pool's start.
+func warm(p *par.Pool) {
+	sink := make([]uint64, 256)
+	par.For(len(sink), func(i int) {
+		x := uint64(i)
+		for range 2000 {
+			x = x*0x9e3779b97f4a7c15 + 1
+		}
+		sink[i] = x
+	}, par.On(p))
+	p.Join(func() {}, func() {})
 }
 
 // pause stops the clocks around untimed per-op preparation.

@@ -46,30 +46,30 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 	}
 	ps := []Phase{
 		{
-			Name:  "main",
-			Bench: "^Benchmark(Tiny|Uniform|Mandelbrot|Skewed|Fib30|Fib35|Quicksort|Reduce|Nested|ManyCallers|TreeWalk)$",
-			CPU:   cpus, Rounds: mainCount, Benchtime: mainTime, Short: quick,
+			Name:    "main",
+			Benches: []string{"Tiny", "Uniform", "Mandelbrot", "Skewed", "Fib30", "Fib35", "Quicksort", "Reduce", "Nested", "ManyCallers", "TreeWalk"},
+			CPU:     cpus, Rounds: mainCount, Benchtime: mainTime, Short: quick,
 			Benchstat: []BenchstatView{{Title: "all workloads, every peer"}},
 		},
 		{
-			Name:  "goals",
-			Bench: "^BenchmarkGoal_(Invoke|Fib30|Tiny|ForAllocs)$",
-			CPU:   ends, Rounds: goalCount, Benchtime: goalTime, Short: quick,
+			Name:    "goals",
+			Benches: []string{"Goal_Invoke", "Goal_Fib30", "Goal_Tiny", "Goal_ForAllocs"},
+			CPU:     ends, Rounds: goalCount, Benchtime: goalTime, Short: quick,
 			Benchstat: []BenchstatView{{Title: "A against B (-col /impl)", Col: "/impl"}},
 		},
 	}
 	if maxp >= 2 {
 		ps = append(ps, Phase{
-			Name:  "goals2",
-			Bench: "^BenchmarkGoal_(Uniform|Mandelbrot|Pinning)$",
-			CPU:   []int{2}, Rounds: goalCount, Benchtime: goalTime, Short: quick,
+			Name:    "goals2",
+			Benches: []string{"Goal_Uniform", "Goal_Mandelbrot", "Goal_Pinning"},
+			CPU:     []int{2}, Rounds: goalCount, Benchtime: goalTime, Short: quick,
 			Benchstat: []BenchstatView{{Title: "A against B at 2 workers (-col /impl)", Col: "/impl"}},
 		})
 	}
 	ps = append(ps, Phase{
-		Name:  "exp",
-		Bench: "^BenchmarkExp_",
-		CPU:   []int{maxp}, Rounds: expCount, Benchtime: mainTime, Short: quick,
+		Name:    "exp",
+		Benches: []string{"Exp_Grain", "Exp_Victims", "Exp_Backoff"},
+		CPU:     []int{maxp}, Rounds: expCount, Benchtime: mainTime, Short: quick,
 		Benchstat: []BenchstatView{
 			{Title: "granularity", Filter: ".name:Exp_Grain", Col: "/grain"},
 			{Title: "victim selection", Filter: ".name:Exp_Victims", Col: "/victims"},

@@ -15,9 +15,10 @@ import (
 )
 
 // Phase is one group of benchmarks of the report. It runs Rounds times;
-// each round runs the compiled test binary once per GOMAXPROCS value, with
-// -test.count 1, so that the samples of every benchmark alternate across
-// rounds and worker counts (A, B, A, B, ...) instead of coming in a block.
+// each round runs the compiled test binary once per benchmark function and
+// GOMAXPROCS value, with -test.count 1, so that the samples of every
+// benchmark alternate across rounds and worker counts (A, B, A, B, ...)
+// instead of coming in a block.
 //
 // Why not `go test -cpu 1,2 -count N`: the testing package runs the -cpu and
 // -count loops inside each leaf sub-benchmark, so the samples of one leaf
@@ -26,10 +27,16 @@ import (
 // previous leaf left (a benchmark slower than -benchtime is never run again,
 // so its "P=1" sample was measured at P=2). A fresh process per GOMAXPROCS,
 // with GOMAXPROCS set in its environment, has neither problem.
+//
+// Why a process per benchmark function: the garbage collector paces itself
+// on the live heap, so an allocation-heavy benchmark (a closure per fork)
+// runs at very different speeds after a benchmark that left 80 MB of
+// inputs alive than after one that did not. Each function in its own
+// process sees only its own inputs.
 type Phase struct {
-	Name      string // raw output goes to raw/<Name>.txt
-	Bench     string // -test.bench regexp
-	CPU       []int  // GOMAXPROCS values, one process each per round
+	Name      string   // raw output goes to raw/<Name>.txt
+	Benches   []string // benchmark functions, without "Benchmark"
+	CPU       []int    // GOMAXPROCS values, one process each per round
 	Rounds    int
 	Benchtime string
 	Short     bool
@@ -42,9 +49,10 @@ type BenchstatView struct {
 	Title, Filter, Col string
 }
 
-// Args are the test binary's arguments for one process of the phase.
-func (p Phase) Args() []string {
-	args := []string{"-test.run", "^$", "-test.bench", p.Bench, "-test.benchmem",
+// Args are the test binary's arguments for one process: benchmark function
+// bench.
+func (p Phase) Args(bench string) []string {
+	args := []string{"-test.run", "^$", "-test.bench", "^Benchmark" + bench + "$", "-test.benchmem",
 		"-test.count", "1", "-test.benchtime", p.Benchtime, "-test.timeout", "30m"}
 	if p.Short {
 		args = append(args, "-test.short")
@@ -55,15 +63,18 @@ func (p Phase) Args() []string {
 // Command is the phase as a shell command line, for RESULTS.md.
 func (p Phase) Command() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "for round in $(seq %d); do for P in %s; do GOMAXPROCS=$P ./bench.test",
-		p.Rounds, strings.ReplaceAll(joinInts(p.CPU), ",", " "))
-	for _, a := range p.Args() {
-		if strings.ContainsAny(a, "^$|()*? ") {
+	fmt.Fprintf(&b, "for round in $(seq %d); do for B in %s; do for P in %s; do GOMAXPROCS=$P ./bench.test",
+		p.Rounds, strings.Join(p.Benches, " "), strings.ReplaceAll(joinInts(p.CPU), ",", " "))
+	for _, a := range p.Args("$B") {
+		switch {
+		case strings.Contains(a, "$B"):
+			a = `"` + strings.ReplaceAll(a, "$B$", `$B\$`) + `"`
+		case strings.ContainsAny(a, "^$|()*? "):
 			a = "'" + a + "'"
 		}
 		b.WriteString(" " + a)
 	}
-	b.WriteString("; done; done")
+	b.WriteString("; done; done; done")
 	return b.String()
 }
 
@@ -110,34 +121,11 @@ func (p Phase) run(bin, dir, rawPath string, env []string, progress io.Writer, b
 	var kept, all cpuSpan
 	retried := 0
 	for r := 1; r <= p.Rounds; r++ {
-		for _, procs := range p.CPU {
-			for {
-				fmt.Fprintf(progress, "report: %s round %d/%d, GOMAXPROCS=%d\n", p.Name, r, p.Rounds, procs)
-				var out bytes.Buffer
-				before := takeCPUSnapshot()
-				err := runOnce(bin, dir, p.Args(), append(env, fmt.Sprintf("GOMAXPROCS=%d", procs)), &out, progress)
-				span := spanOf(before, takeCPUSnapshot())
-				all.add(span)
-				if err != nil {
-					_, _ = f.Write(out.Bytes())
-					return "", fmt.Errorf("%s (round %d, GOMAXPROCS=%d): %v (output in %s)", p.Name, r, procs, err, rawPath)
+		for _, bench := range p.Benches {
+			for _, procs := range p.CPU {
+				if err := p.runRetrying(bin, dir, bench, r, procs, env, f, progress, budget, &kept, &all, &retried); err != nil {
+					return "", fmt.Errorf("%v (output in %s)", err, rawPath)
 				}
-				if span.share() > contendedShare && budget.left > span.wall {
-					budget.left -= span.wall
-					budget.count++
-					retried++
-					fmt.Fprintf(progress, "report: other processes took %.0f%% of the machine; running it again\n", 100*span.share())
-					if err := appendFile(strings.TrimSuffix(rawPath, ".txt")+".discarded.txt", out.Bytes()); err != nil {
-						return "", err
-					}
-					continue
-				}
-				kept.add(span)
-				_, err = f.Write(out.Bytes())
-				if err != nil {
-					return "", err
-				}
-				break
 			}
 		}
 	}
@@ -147,6 +135,37 @@ func (p Phase) run(bin, dir, rawPath string, env []string, progress io.Writer, b
 			retried, 100*contendedShare, filepath.Base(strings.TrimSuffix(rawPath, ".txt")+".discarded.txt"))
 	}
 	return load, nil
+}
+
+// runRetrying runs one process of the phase, again while other processes
+// took the machine and the budget lasts, and appends the kept output to f.
+func (p Phase) runRetrying(bin, dir, bench string, r, procs int, env []string, f *os.File, progress io.Writer,
+	budget *retryBudget, kept, all *cpuSpan, retried *int) error {
+	for {
+		fmt.Fprintf(progress, "report: %s round %d/%d, %s, GOMAXPROCS=%d\n", p.Name, r, p.Rounds, bench, procs)
+		var out bytes.Buffer
+		before := takeCPUSnapshot()
+		err := runOnce(bin, dir, p.Args(bench), append(env, fmt.Sprintf("GOMAXPROCS=%d", procs)), &out, progress)
+		span := spanOf(before, takeCPUSnapshot())
+		all.add(span)
+		if err != nil {
+			_, _ = f.Write(out.Bytes())
+			return fmt.Errorf("%s, %s (round %d, GOMAXPROCS=%d): %v", p.Name, bench, r, procs, err)
+		}
+		if span.share() > contendedShare && budget.left > span.wall {
+			budget.left -= span.wall
+			budget.count++
+			*retried++
+			fmt.Fprintf(progress, "report: other processes took %.0f%% of the machine; running it again\n", 100*span.share())
+			if err := appendFile(strings.TrimSuffix(f.Name(), ".txt")+".discarded.txt", out.Bytes()); err != nil {
+				return err
+			}
+			continue
+		}
+		kept.add(span)
+		_, err = f.Write(out.Bytes())
+		return err
+	}
 }
 
 func appendFile(path string, b []byte) error {
