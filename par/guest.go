@@ -69,7 +69,9 @@ func acquireGuest(p *Pool, k uintptr) *slot {
 			g := guestSeats[i]
 			g.pool = p
 			g.stats = &p.callerStats
-			g.guestPool.Store(p)
+			if g.guestPool.Load() != p {
+				g.guestPool.Store(p) // thieves only look at held seats, so a stale pool on a free seat is harmless
+			}
 			g.holder.Store(k)
 			if g.calls++; g.calls%resizeCheckCalls == 0 {
 				p.maybeResize()
@@ -89,7 +91,6 @@ func releaseGuest(s *slot) {
 	s.flushStats()
 	i := int(s.id) - guestBase
 	g := guestSeats[i]
-	g.holder.Store(0)
-	g.guestPool.Store(nil)
+	g.holder.Store(0) // before the bit: a lookup that still sees the bit must not match the old holder
 	guestMask.And(^(uint64(1) << i))
 }

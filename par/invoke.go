@@ -42,7 +42,7 @@ func catch(fn func()) (pe *PanicError) {
 // After done is set the task belongs to its waiter again: nothing here
 // touches it afterwards.
 func (s *slot) runFunc(t *task) {
-	s.stats.pieces.Add(1)
+	s.unflushedPieces++
 	w := t.waiter
 	t.pe = catch(t.fn)
 	t.done.Store(true)
@@ -68,7 +68,7 @@ func (s *slot) forkTask(fn func()) *task {
 func (s *slot) joinTask(t *task) *PanicError {
 	if !t.done.Load() {
 		if x := s.dq.Pop(); x == t {
-			s.inlineForks++
+			s.unflushedPieces++
 			pe := catch(t.fn)
 			s.freeFuncTask(t)
 			return pe
@@ -124,7 +124,7 @@ func (s *slot) join2(f, g func()) {
 	if !t.done.Load() {
 		if x := s.dq.Pop(); x == t {
 			phase = 1
-			s.inlineForks++
+			s.unflushedPieces++
 			t.fn()
 			phase = 2
 			s.freeFuncTask(t)

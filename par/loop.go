@@ -35,7 +35,7 @@ func runRange(s *slot, f *rangeFrame, n int) {
 // runPiece runs piece t on slot s, splitting it on demand, then hands its
 // completion to its join (see join below). It frees t.
 func (f *rangeFrame) runPiece(s *slot, t *task) {
-	s.stats.pieces.Add(1)
+	s.unflushedPieces++
 	f.iterate(s, t)
 	parent := t.parent
 	s.freeTask(t)
@@ -51,16 +51,17 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 		}
 	}()
 	cur := int64(t.lo)
-	g := f.startGrain()
+	pc := f.newPacer()
 	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
-		end := min(cur+g, int64(t.hi))
+		end := min(cur+pc.grain, int64(t.hi))
 		f.call(int(cur), int(end))
 		t1 := cputicks()
-		g = f.adapt(g, end-cur, t1-t0)
+		f.adapt(&pc, end-cur, t1-t0)
 		t0 = t1
 		cur = end
-		if f.worthSplitting(s, int64(t.hi)-cur) {
+		if f.worthSplitting(s, int64(t.hi)-cur, &pc) {
+			f.publish(&pc)
 			f.split(s, t, int(cur))
 		}
 	}

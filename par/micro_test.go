@@ -46,3 +46,35 @@ func BenchmarkMicroInvokeInBody(b *testing.B) {
 		}
 	})
 }
+
+//go:noinline
+func microSeqFunc(n int, body func(int)) {
+	for i := 0; i < n; i++ {
+		body(i)
+	}
+}
+
+//go:noinline
+func microSeqRange(n int, body func(lo, hi int)) { body(0, n) }
+
+func BenchmarkMicroSeqFuncTiny(b *testing.B) {
+	a := make([]int, 1000)
+	body := func(i int) { a[i] = 2 * i }
+	for b.Loop() {
+		microSeqFunc(len(a), body)
+	}
+	microSink = a
+}
+
+func BenchmarkMicroSeqRangeTiny(b *testing.B) {
+	a := make([]int, 1000)
+	body := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a[i] = 2 * i
+		}
+	}
+	for b.Loop() {
+		microSeqRange(len(a), body)
+	}
+	microSink = a
+}

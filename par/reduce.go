@@ -27,7 +27,7 @@ type rjoin[T any] struct {
 }
 
 func (f *reduceFrame[T]) runPiece(s *slot, t *task) {
-	s.stats.pieces.Add(1)
+	s.unflushedPieces++
 	acc, have := f.iterate(s, t)
 	parent, side := t.parent, t.side
 	s.freeTask(t)
@@ -42,10 +42,10 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 		}
 	}()
 	cur := int64(t.lo)
-	g := f.startGrain()
+	pc := f.newPacer()
 	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
-		end := min(cur+g, int64(t.hi))
+		end := min(cur+pc.grain, int64(t.hi))
 		i := int(cur)
 		if !have {
 			acc, have = f.in[i], true
@@ -55,10 +55,11 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 			acc = f.combine(acc, f.in[i])
 		}
 		t1 := cputicks()
-		g = f.adapt(g, end-cur, t1-t0)
+		f.adapt(&pc, end-cur, t1-t0)
 		t0 = t1
 		cur = end
-		if f.worthSplitting(s, int64(t.hi)-cur) {
+		if f.worthSplitting(s, int64(t.hi)-cur, &pc) {
+			f.publish(&pc)
 			f.split(s, t, int(cur))
 		}
 	}

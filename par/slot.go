@@ -34,10 +34,14 @@ type slot struct {
 	rng        uint64
 	calls      uint64 // guests: calls made on the seat, to pace maybeResize
 
-	// inlineForks counts forks popped back and run inline. It is a plain
-	// owner-only counter, added to stats.pieces by flushStats, because an
-	// atomic add would be a fifth of the fork fast path.
-	inlineForks int64
+	// unflushedPieces counts pieces and forks run on this slot and not yet
+	// added to stats.pieces. It is a plain owner-only counter, published by
+	// flushStats, because an atomic add would be a fifth of the fork fast
+	// path.
+	unflushedPieces int64
+
+	// frame is a recycled range frame, owner-only (see doRange).
+	frame *rangeFrame
 
 	// stats points at the worker's own counters, or for a guest seat at
 	// its pool's callers' counters.
@@ -89,8 +93,8 @@ func (s *slot) signal() {
 // flushStats publishes the owner-only counters. Called after each task the
 // worker loop runs and when a guest leaves its seat.
 func (s *slot) flushStats() {
-	if s.inlineForks != 0 {
-		s.stats.pieces.Add(s.inlineForks)
-		s.inlineForks = 0
+	if s.unflushedPieces != 0 {
+		s.stats.pieces.Add(s.unflushedPieces)
+		s.unflushedPieces = 0
 	}
 }

@@ -59,7 +59,9 @@ type loopCore struct {
 	grain    atomic.Int64 // learned iterations per grain
 	costMt   atomic.Int64 // learned cost of one iteration, in 1/1000 ticks; 0: not measured yet
 	stop     atomic.Bool  // no new grains: set on panic, error or cancellation
-	finished atomic.Bool  // the root join completed
+	finished atomic.Bool  // the root join completed on another slot than the owner's
+	ownDone  bool         // the root join completed on the owner's slot before it waited (owner-only)
+	waiting  bool         // the owner is in wait (owner-only)
 	thief    atomic.Int32 // id+1 of the last slot that stole a piece
 	pe       atomic.Pointer[PanicError]
 }
@@ -72,36 +74,40 @@ func (c *loopCore) fail(pe *PanicError) {
 	c.stop.Store(true)
 }
 
-// startGrain is the grain a piece starts with.
-func (c *loopCore) startGrain() int64 {
-	return max(c.grain.Load(), c.minGrain)
+// pacer sizes the grains of one piece. It lives on the stack of the piece's
+// loop, so pacing costs no shared write; a piece publishes what it learned
+// only when it splits, for the half it pushes.
+type pacer struct {
+	grain  int64 // iterations in the next grain
+	costMt int64 // cost of one iteration in 1/1000 ticks; 0: not measured yet
 }
 
-// adapt records that iters iterations took dt ticks and returns the next
+// newPacer starts a piece with what the call has learned so far.
+func (c *loopCore) newPacer() pacer {
+	return pacer{grain: max(c.grain.Load(), c.minGrain), costMt: c.costMt.Load()}
+}
+
+// adapt records that iters iterations took dt ticks and sizes the next
 // grain.
-func (c *loopCore) adapt(g, iters, dt int64) int64 {
+func (c *loopCore) adapt(pc *pacer, iters, dt int64) {
 	if dt < 1 {
 		dt = 1
 	}
 	if dt >= nsToTicks(calibratedNs) {
-		c.costMt.Store(dt * 1000 / iters)
+		pc.costMt = dt * 1000 / iters
 	}
 	next := iters * nsToTicks(grainTargetNs) / dt
-	next = min(next, 64*g)
-	next = max(next, c.minGrain, 1)
-	if next > c.grain.Load() {
-		c.grain.Store(next)
-	}
-	return next
+	next = min(next, 64*pc.grain)
+	pc.grain = max(next, c.minGrain, 1)
 }
 
 // worthSplitting reports whether a piece with rem iterations left, running
 // on s, should split now.
-func (c *loopCore) worthSplitting(s *slot, rem int64) bool {
+func (c *loopCore) worthSplitting(s *slot, rem int64, pc *pacer) bool {
 	if rem < 2 || s.dq == nil || s.dq.Len() != 0 {
 		return false
 	}
-	est := rem * c.costMt.Load() / 1000 // ticks
+	est := rem * pc.costMt / 1000 // ticks
 	st := &c.pool.sleep
 	if st.nSleepers.Load() > 0 && st.nSpinning.Load() == 0 {
 		return est >= nsToTicks(splitWakeNs)
@@ -109,12 +115,27 @@ func (c *loopCore) worthSplitting(s *slot, rem int64) bool {
 	return est >= nsToTicks(splitMinNs)
 }
 
-// complete marks the call finished and, if another slot made the call,
-// posts its token. The owner may recycle the frame as soon as it sees
+// publish hands what a piece learned to the call, before it pushes a half
+// that another slot may start.
+func (c *loopCore) publish(pc *pacer) {
+	if pc.grain > c.grain.Load() {
+		c.grain.Store(pc.grain)
+	}
+	c.costMt.Store(pc.costMt)
+}
+
+// complete marks the call finished. On the owner's own slot that is a
+// plain write the owner reads back (the common case for small calls: no
+// shared write at all); on any other slot it is the finished flag and the
+// owner's token. The owner may recycle the frame as soon as it sees
 // finished, so owner is read first and nothing is touched after the store.
 func (c *loopCore) complete(s *slot) {
 	owner := c.owner
-	c.finished.Store(true)
+	if owner == s && !c.waiting {
+		c.ownDone = true
+		return
+	}
+	c.finished.Store(true) // helpUntil, on the owner's slot or not, waits for this
 	if owner != s {
 		owner.signal()
 	}
@@ -123,7 +144,9 @@ func (c *loopCore) complete(s *slot) {
 // wait runs the owner's side of the call after its root piece: help until
 // every piece is done.
 func (c *loopCore) wait(s *slot) {
-	if !c.finished.Load() {
-		s.helpUntil(&c.finished, &c.thief)
+	if c.ownDone || c.finished.Load() {
+		return
 	}
+	c.waiting = true
+	s.helpUntil(&c.finished, &c.thief)
 }

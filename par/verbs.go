@@ -35,28 +35,48 @@ func serialSlot(p *Pool) *slot {
 	return &slot{pool: p, id: -1, cpu: -1, stats: &p.callerStats}
 }
 
-// doRange runs the range call described by f over [0, n) and re-panics a
-// body's panic in the caller.
-func doRange(opts []Option, n int, f *rangeFrame) error {
+// rangeBody is what a range call runs: exactly one of i, r and e is set.
+type rangeBody struct {
+	i      func(int)
+	r      func(lo, hi int)
+	e      func(context.Context, int) error
+	ctx    context.Context // ForErr: the context handed to the bodies
+	cancel context.CancelFunc
+}
+
+// doRange runs a range call over [0, n) and re-panics a body's panic in
+// the caller. The frame comes from the caller's slot (one is kept per slot,
+// owner-only) or, for a nested call on the same slot, from framePool.
+func doRange(opts []Option, n int, b rangeBody) error {
 	c := mergeOptions(opts)
 	s, guest, p := enter(c.pool)
 	if s == nil {
 		s = serialSlot(p)
 	}
+	f := s.frame
+	if f != nil {
+		s.frame = nil
+	} else {
+		f = framePool.Get().(*rangeFrame)
+	}
 	f.loopCore = loopCore{pool: p, owner: s, minGrain: int64(max(1, c.grain))}
-	f.grain.Store(f.minGrain)
+	f.bodyI, f.bodyR, f.bodyE, f.ctx, f.cancel = b.i, b.r, b.e, b.ctx, b.cancel
 	var t0 int64
 	if guest {
 		t0 = cputicks()
 	}
 	runRange(s, f, n)
+	pe, err := f.pe.Load(), f.err
+	*f = rangeFrame{}
+	if s.frame == nil {
+		s.frame = f
+	} else {
+		framePool.Put(f)
+	}
 	if guest {
 		s.stats.busyNs.Add(ticksToNs(cputicks() - t0))
 		releaseGuest(s)
 	}
-	pe, err := f.pe.Load(), f.err
-	*f = rangeFrame{}
-	framePool.Put(f)
 	if pe != nil {
 		panic(pe)
 	}
@@ -76,9 +96,7 @@ func For(n int, body func(i int), opts ...Option) {
 	if n <= 0 {
 		return
 	}
-	f := framePool.Get().(*rangeFrame)
-	f.bodyI = body
-	_ = doRange(opts, n, f)
+	_ = doRange(opts, n, rangeBody{i: body})
 }
 
 // ForRange calls body on disjoint pieces [lo, hi) that together cover
@@ -88,9 +106,7 @@ func ForRange(n int, body func(lo, hi int), opts ...Option) {
 	if n <= 0 {
 		return
 	}
-	f := framePool.Get().(*rangeFrame)
-	f.bodyR = body
-	_ = doRange(opts, n, f)
+	_ = doRange(opts, n, rangeBody{r: body})
 }
 
 // Map returns out with out[i] = f(in[i]) for every i, computed in parallel.
@@ -119,11 +135,7 @@ func ForErr(ctx context.Context, n int, body func(ctx context.Context, i int) er
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f := framePool.Get().(*rangeFrame)
-	f.bodyE = body
-	f.ctx = cctx
-	f.cancel = cancel
-	if err := doRange(opts, n, f); err != nil {
+	if err := doRange(opts, n, rangeBody{e: body, ctx: cctx, cancel: cancel}); err != nil {
 		return err
 	}
 	// Stopped by ctx: some iterations may not have run.
@@ -170,7 +182,6 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 	}
 	f := &reduceFrame[T]{in: in, combine: combine}
 	f.loopCore = loopCore{pool: p, owner: s, minGrain: int64(max(1, c.grain))}
-	f.grain.Store(f.minGrain)
 	root := s.newTask()
 	root.kind, root.frame = taskRange, f
 	root.lo, root.hi = 0, len(in)
