@@ -11,8 +11,8 @@ import (
 
 // Hand-tuned cutoffs of the wg-cutoff peer: below them it recurses serially.
 const (
-	fib30HandCutoff = 20      // about 180 goroutines, leaves of ~60 µs
-	fib35HandCutoff = 25      // about 180 goroutines
+	fib30HandCutoff = 20      // 143 goroutines, leaves of ~60 µs
+	fib35HandCutoff = 25      // 143 goroutines
 	qsortHandCutoff = 1 << 16 // partitions of 64Ki elements or fewer run serially
 )
 

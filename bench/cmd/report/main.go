@@ -121,7 +121,7 @@ func main() {
 		os.Exit(1)
 	}
 	elapsed := time.Since(began)
-	cmdline := "go run ./cmd/report " + strings.Join(os.Args[1:], " ")
+	cmdline := strings.TrimSpace("go run ./cmd/report " + strings.Join(os.Args[1:], " "))
 	if err := writeReport(cfg, cmdline, elapsed, *from != ""); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
