@@ -56,7 +56,9 @@ func (s *slot) forkTask(fn func()) *task {
 	t := s.newTask()
 	t.kind = taskFunc
 	t.fn = fn
-	t.waiter = s
+	if t.waiter != s { // a recycled task usually has it already: no write barrier
+		t.waiter = s
+	}
 	s.dq.Push(t)
 	s.pool.notify()
 	return t
@@ -69,9 +71,9 @@ func (s *slot) joinTask(t *task) *PanicError {
 	if !t.done.Load() {
 		if x := s.dq.Pop(); x == t {
 			s.unflushedPieces++
-			pe := catch(t.fn)
-			s.freeFuncTask(t)
-			return pe
+			fn := t.fn
+			s.freeFuncTask(t) // before fn runs: see join2
+			return catch(fn)
 		} else if x != nil {
 			panic("parloop: deque order broken in join") // cannot happen; see above
 		}
@@ -92,13 +94,7 @@ func (s *slot) freeFuncTask(t *task) {
 		t.thief.Store(0)
 		t.pe = nil
 	}
-	if s.nFreeTasks >= maxFree {
-		sharedTasks.Put(t)
-		return
-	}
-	t.next = s.freeTasks
-	s.freeTasks = t
-	s.nFreeTasks++
+	s.recycleTask(t)
 }
 
 // join2 runs f inline and g inline or on a thief. The fast path (g not
@@ -107,7 +103,7 @@ func (s *slot) freeFuncTask(t *task) {
 // left behind and the first panic wins.
 func (s *slot) join2(f, g func()) {
 	t := s.forkTask(g)
-	phase := 0 // 0: f runs, t pushed; 1: g runs inline, t popped; 2: done
+	phase := 0 // 0: f runs, t pushed; 1: g runs inline, t recycled; 2: done
 	defer func() {
 		if phase == 2 {
 			return
@@ -115,19 +111,19 @@ func (s *slot) join2(f, g func()) {
 		pe := newPanicError(recover())
 		if phase == 0 {
 			s.joinTask(t) // g's own panic loses to f's
-		} else {
-			s.freeFuncTask(t)
 		}
 		panic(pe)
 	}()
 	f()
 	if !t.done.Load() {
 		if x := s.dq.Pop(); x == t {
+			// Recycle t before running g: g's own forks then reuse t at
+			// the same deque index, and Push skips the slot store.
 			phase = 1
 			s.unflushedPieces++
-			t.fn()
-			phase = 2
 			s.freeFuncTask(t)
+			g()
+			phase = 2
 			return
 		} else if x != nil {
 			panic("parloop: deque order broken in join")

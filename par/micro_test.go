@@ -78,3 +78,31 @@ func BenchmarkMicroSeqRangeTiny(b *testing.B) {
 	}
 	microSink = a
 }
+
+func BenchmarkMicroReduceSum(b *testing.B) {
+	xs := make([]float64, 1<<20)
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	add := func(a, b float64) float64 { return a + b }
+	for b.Loop() {
+		Reduce(xs, 0, add)
+	}
+}
+
+func BenchmarkMicroSeqReduceFunc(b *testing.B) {
+	xs := make([]float64, 1<<20)
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	add := func(a, b float64) float64 { return a + b }
+	for b.Loop() {
+		acc := 0.0
+		for _, x := range xs {
+			acc = add(acc, x)
+		}
+		microFloat = acc
+	}
+}
+
+var microFloat float64

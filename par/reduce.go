@@ -46,13 +46,14 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := min(cur+pc.grain, int64(t.hi))
-		i := int(cur)
+		chunk := f.in[cur:end]
 		if !have {
-			acc, have = f.in[i], true
-			i++
+			acc, have = chunk[0], true
+			chunk = chunk[1:]
 		}
-		for ; i < int(end); i++ {
-			acc = f.combine(acc, f.in[i])
+		combine := f.combine
+		for _, x := range chunk {
+			acc = combine(acc, x)
 		}
 		t1 := cputicks()
 		f.adapt(&pc, end-cur, t1-t0)

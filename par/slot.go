@@ -27,7 +27,7 @@ type slot struct {
 	holder    atomic.Uintptr
 	guestPool atomic.Pointer[Pool]
 
-	freeTasks  *task
+	freeTasks  [maxFree]*task // a stack: see task.go
 	freeJoins  *join
 	nFreeTasks int
 	nFreeJoins int

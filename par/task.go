@@ -32,8 +32,6 @@ type task struct {
 	waiter *slot        // slot waiting for done; read by the runner before done is set
 	thief  atomic.Int32 // id+1 of the slot that stole it, 0 if not stolen
 	pe     *PanicError  // fn's panic, written before done is set
-
-	next *task // free list link
 }
 
 const (
@@ -71,28 +69,37 @@ var (
 	sharedJoins = sync.Pool{New: func() any { return new(join) }}
 )
 
+// The task free list is an array used as a stack, not a linked list: a
+// fork takes the task at the top and its join puts the same task back in
+// the same place, so in the steady state the free list costs no pointer
+// write (each one has a GC write barrier while the collector marks). Entries
+// above the top are stale and only keep recycled tasks alive.
+
 // newTask returns a cleared task.
 func (s *slot) newTask() *task {
-	t := s.freeTasks
-	if t == nil {
+	if s.nFreeTasks == 0 {
 		return sharedTasks.Get().(*task)
 	}
-	s.freeTasks = t.next
 	s.nFreeTasks--
-	t.next = nil
-	return t
+	return s.freeTasks[s.nFreeTasks]
 }
 
-// freeTask clears t and recycles it. The caller must own t.
-func (s *slot) freeTask(t *task) {
-	if s.nFreeTasks >= maxFree {
-		*t = task{}
+// recycleTask puts a cleared task on the free list.
+func (s *slot) recycleTask(t *task) {
+	if s.nFreeTasks == maxFree {
 		sharedTasks.Put(t)
 		return
 	}
-	*t = task{next: s.freeTasks}
-	s.freeTasks = t
+	if s.freeTasks[s.nFreeTasks] != t {
+		s.freeTasks[s.nFreeTasks] = t
+	}
 	s.nFreeTasks++
+}
+
+// freeTask clears a range task and recycles it. The caller must own t.
+func (s *slot) freeTask(t *task) {
+	*t = task{}
+	s.recycleTask(t)
 }
 
 // newJoin returns a cleared join.
