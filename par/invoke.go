@@ -94,7 +94,7 @@ func (s *slot) freeFuncTask(t *task) {
 		t.thief.Store(0)
 		t.pe = nil
 	}
-	s.recycleTask(t)
+	s.recycleTask(t) // forkTask took t from s, so s is its home
 }
 
 // join2 runs f inline and g inline or on a thief. The fast path (g not

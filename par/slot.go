@@ -27,12 +27,13 @@ type slot struct {
 	holder    atomic.Uintptr
 	guestPool atomic.Pointer[Pool]
 
-	freeTasks  [maxFree]*task // a stack: see task.go
-	freeJoins  *join
-	nFreeTasks int
-	nFreeJoins int
-	rng        uint64
-	calls      uint64 // guests: calls made on the seat, to pace maybeResize
+	freeTasks   [maxFree]*task // a stack: see task.go
+	nFreeTasks  int
+	freeJoins   *join
+	remoteTasks atomic.Pointer[task] // freed here by other slots (task.go)
+	remoteJoins atomic.Pointer[join]
+	rng         uint64
+	calls       uint64 // guests: calls made on the seat, to pace maybeResize
 
 	// unflushedPieces counts pieces and forks run on this slot and not yet
 	// added to stats.pieces. It is a plain owner-only counter, published by

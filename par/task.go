@@ -1,7 +1,6 @@
 package par
 
 import (
-	"sync"
 	"sync/atomic"
 
 	"github.com/parloop/parloop/par/internal/deque"
@@ -32,6 +31,9 @@ type task struct {
 	waiter *slot        // slot waiting for done; read by the runner before done is set
 	thief  atomic.Int32 // id+1 of the slot that stole it, 0 if not stolen
 	pe     *PanicError  // fn's panic, written before done is set
+
+	home  *slot // the slot whose free list it returns to
+	rnext *task // link in home's remote free list
 }
 
 const (
@@ -53,41 +55,48 @@ type join struct {
 	pending atomic.Int32
 	parent  *join
 	side    uint8
-	next    *join // free list link
+	home    *slot // the slot whose free list it returns to
+	next    *join // free list link (local or remote)
 }
 
-// Free lists. Each slot keeps up to maxFree tasks and joins of its own, so
-// that forks and splits allocate nothing. Tasks and joins migrate: a split
-// allocates on the slot that splits and frees on the slot that finishes
-// last, so one slot's list can run dry while another's overflows. The
-// overflow goes to a shared sync.Pool (per-P caches, no lock on the fast
-// path), where the dry side finds it.
-const maxFree = 64
-
-var (
-	sharedTasks = sync.Pool{New: func() any { return new(task) }}
-	sharedJoins = sync.Pool{New: func() any { return new(join) }}
-)
-
+// Free lists. Each slot keeps up to maxFree tasks and joins, so that forks
+// and splits allocate nothing in the steady state. Every task and join has
+// a home, the slot that allocated it, and always returns there: a split
+// allocates on the slot that splits, but the piece and the join are freed
+// by whichever slot finishes last, often another one. Such a remote free
+// pushes the object onto its home's remote list (a lock-free stack: CAS to
+// push, and the owner takes the whole list with one Swap, so there is no
+// ABA); the owner drains that list when its own runs dry. Remote frees
+// happen only for stolen or split work, never on the fork fast path.
+//
 // The task free list is an array used as a stack, not a linked list: a
 // fork takes the task at the top and its join puts the same task back in
 // the same place, so in the steady state the free list costs no pointer
 // write (each one has a GC write barrier while the collector marks). Entries
 // above the top are stale and only keep recycled tasks alive.
+const maxFree = 64
 
-// newTask returns a cleared task.
+// newTask returns a cleared task homed at s.
 func (s *slot) newTask() *task {
 	if s.nFreeTasks == 0 {
-		return sharedTasks.Get().(*task)
+		for t := s.remoteTasks.Swap(nil); t != nil; {
+			next := t.rnext
+			t.rnext = nil
+			s.recycleTask(t)
+			t = next
+		}
+		if s.nFreeTasks == 0 {
+			return &task{home: s}
+		}
 	}
 	s.nFreeTasks--
 	return s.freeTasks[s.nFreeTasks]
 }
 
-// recycleTask puts a cleared task on the free list.
+// recycleTask puts a cleared task homed at s on s's free list (or leaves
+// it to the GC when the list is full).
 func (s *slot) recycleTask(t *task) {
 	if s.nFreeTasks == maxFree {
-		sharedTasks.Put(t)
 		return
 	}
 	if s.freeTasks[s.nFreeTasks] != t {
@@ -96,34 +105,54 @@ func (s *slot) recycleTask(t *task) {
 	s.nFreeTasks++
 }
 
-// freeTask clears a range task and recycles it. The caller must own t.
+// freeTask clears a range task and sends it home. The caller must own t.
 func (s *slot) freeTask(t *task) {
-	*t = task{}
-	s.recycleTask(t)
+	home := t.home
+	*t = task{home: home}
+	if home == s {
+		s.recycleTask(t)
+		return
+	}
+	for {
+		old := home.remoteTasks.Load()
+		t.rnext = old
+		if home.remoteTasks.CompareAndSwap(old, t) {
+			return
+		}
+	}
 }
 
-// newJoin returns a cleared join.
+// newJoin returns a cleared join homed at s.
 func (s *slot) newJoin() *join {
 	j := s.freeJoins
 	if j == nil {
-		return sharedJoins.Get().(*join)
+		j = s.remoteJoins.Swap(nil)
+		if j == nil {
+			return &join{home: s}
+		}
 	}
 	s.freeJoins = j.next
-	s.nFreeJoins--
 	j.next = nil
 	return j
 }
 
-// freeJoin clears j and recycles it. The caller must be j's last arriver.
+// freeJoin clears j and sends it home. The caller must be j's last
+// arriver.
 func (s *slot) freeJoin(j *join) {
-	if s.nFreeJoins >= maxFree {
-		*j = join{}
-		sharedJoins.Put(j)
+	home := j.home
+	if home == s {
+		*j = join{home: home, next: s.freeJoins}
+		s.freeJoins = j
 		return
 	}
-	*j = join{next: s.freeJoins}
-	s.freeJoins = j
-	s.nFreeJoins++
+	*j = join{home: home}
+	for {
+		old := home.remoteJoins.Load()
+		j.next = old
+		if home.remoteJoins.CompareAndSwap(old, j) {
+			return
+		}
+	}
 }
 
 // newDeque returns the deque of a slot. Tasks are recycled (free lists), so
