@@ -2,8 +2,9 @@ package par
 
 // Deterministic reduction.
 //
-// The input is cut into blocks whose size depends only on len(in); each
-// block is folded left to right from its first element, in parallel; then
+// The input is cut into blocks whose size depends only on its length; each
+// block is folded by the leaf (Reduce: left to right from its first
+// element), in parallel; then
 // the block results are combined pairwise along a fixed balanced tree. No
 // step depends on timing or on the number of workers, so floating-point
 // sums are bitwise reproducible. It costs one slice of block results.
@@ -13,19 +14,13 @@ const (
 	detMaxBlocks = 4096 // blocks at most
 )
 
-func reduceDeterministic[T any](in []T, identity T, combine func(a, b T) T, opts []Option) T {
-	n := len(in)
+func reduceDeterministic[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	block := max(detMinBlock, (n+detMaxBlocks-1)/detMaxBlocks)
 	nb := (n + block - 1) / block
 	parts := make([]T, nb)
 	ForRange(nb, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			start, end := b*block, min((b+1)*block, n)
-			acc := in[start]
-			for _, x := range in[start+1 : end] {
-				acc = combine(acc, x)
-			}
-			parts[b] = acc
+			parts[b] = leaf(b*block, min((b+1)*block, n))
 		}
 	}, opts...)
 	var out T

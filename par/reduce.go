@@ -9,7 +9,8 @@ import "unsafe"
 // caller applies identity once on the left.
 type reduceFrame[T any] struct {
 	loopCore
-	in      []T
+	in      []T                // Reduce: the input
+	leaf    func(lo, hi int) T // ReduceRange: folds a piece
 	combine func(a, b T) T
 	result  T
 	have    bool
@@ -46,14 +47,23 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := min(cur+pc.grain, int64(t.hi))
-		chunk := f.in[cur:end]
-		if !have {
-			acc, have = chunk[0], true
-			chunk = chunk[1:]
-		}
-		combine := f.combine
-		for _, x := range chunk {
-			acc = combine(acc, x)
+		if f.leaf != nil {
+			v := f.leaf(int(cur), int(end))
+			if have {
+				acc = f.combine(acc, v)
+			} else {
+				acc, have = v, true
+			}
+		} else {
+			chunk := f.in[cur:end]
+			if !have {
+				acc, have = chunk[0], true
+				chunk = chunk[1:]
+			}
+			combine := f.combine
+			for _, x := range chunk {
+				acc = combine(acc, x)
+			}
 		}
 		t1 := cputicks()
 		f.adapt(&pc, end-cur, t1-t0)

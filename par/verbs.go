@@ -172,19 +172,50 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 	if len(in) == 0 {
 		return identity
 	}
-	c := mergeOptions(opts)
-	if c.deterministic {
-		return reduceDeterministic(in, identity, combine, opts)
+	if mergeOptions(opts).deterministic {
+		return reduceDeterministic(len(in), identity, func(lo, hi int) T {
+			acc := in[lo]
+			for _, x := range in[lo+1 : hi] {
+				acc = combine(acc, x)
+			}
+			return acc
+		}, combine, opts)
 	}
+	return runReduce(&reduceFrame[T]{in: in, combine: combine}, len(in), identity, opts)
+}
+
+// ReduceRange folds [0, n) in parallel, a piece at a time: leaf(lo, hi)
+// returns the fold of the indices in [lo, hi) (a partial sum, say, in a
+// tight loop with no call per element), and combine joins the results of
+// adjacent pieces, in index order. It returns
+//
+//	combine(identity, combine(...combine(leaf(p0), leaf(p1))..., leaf(pk)))
+//
+// for pieces p0, ..., pk that cover [0, n) in order; for a leaf that folds
+// with combine, that is the sequential left fold. It returns identity when
+// n <= 0. Deterministic() makes the pieces (and so the grouping) depend on
+// n alone. Panics are handled as in For.
+func ReduceRange[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
+	if n <= 0 {
+		return identity
+	}
+	if mergeOptions(opts).deterministic {
+		return reduceDeterministic(n, identity, leaf, combine, opts)
+	}
+	return runReduce(&reduceFrame[T]{leaf: leaf, combine: combine}, n, identity, opts)
+}
+
+// runReduce runs the reduce frame f over [0, n) and applies identity.
+func runReduce[T any](f *reduceFrame[T], n int, identity T, opts []Option) T {
+	c := mergeOptions(opts)
 	s, guest, p := enter(c.pool)
 	if s == nil {
 		s = serialSlot(p)
 	}
-	f := &reduceFrame[T]{in: in, combine: combine}
 	f.loopCore = loopCore{pool: p, owner: s, minGrain: int64(max(1, c.grain))}
 	root := s.newTask()
 	root.kind, root.frame = taskRange, f
-	root.lo, root.hi = 0, len(in)
+	root.lo, root.hi = 0, n
 	f.runPiece(s, root)
 	f.wait(s)
 	if guest {
@@ -194,7 +225,7 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 		panic(pe)
 	}
 	var out T
-	if pe := catch(func() { out = combine(identity, f.result) }); pe != nil {
+	if pe := catch(func() { out = f.combine(identity, f.result) }); pe != nil {
 		panic(pe)
 	}
 	return out
