@@ -79,6 +79,11 @@ func BenchmarkReduce(b *testing.B) {
 	}
 	sub("par.Reduce", par.Default(), func() float64 { return par.Reduce(a, 0, add) })
 	sub("par.Reduce-det", par.Default(), func() float64 { return par.Reduce(a, 0, add, par.Deterministic()) })
+	sumRange := func(lo, hi int) float64 { return workloads.SumPlain(a[lo:hi]) }
+	sub("par.ReduceRange", par.Default(), func() float64 { return par.ReduceRange(len(a), 0, sumRange, add) })
+	sub("par.ReduceRange-det", par.Default(), func() float64 {
+		return par.ReduceRange(len(a), 0, sumRange, add, par.Deterministic())
+	})
 }
 
 var matmul = sync.OnceValue(func() *workloads.MatMul { return workloads.NewMatMul(workloads.MatN) })

@@ -2,15 +2,14 @@ package par
 
 import "unsafe"
 
-// reduceFrame is the frame of a Reduce call. Each piece folds its
-// iterations left to right starting from its first element (not from
-// identity), and joins combine left and right results in index order, so
-// by associativity the root holds the left fold of the whole input; the
+// reduceFrame is the frame of a Reduce or ReduceRange call. Each piece
+// folds its grains with leaf and combines them left to right (not starting
+// from identity), and joins combine left and right results in index order,
+// so by associativity the root holds the fold of the whole range; the
 // caller applies identity once on the left.
 type reduceFrame[T any] struct {
 	loopCore
-	in      []T                // Reduce: the input
-	leaf    func(lo, hi int) T // ReduceRange: folds a piece
+	leaf    func(lo, hi int) T // folds the indices of a grain
 	combine func(a, b T) T
 	result  T
 	have    bool
@@ -42,28 +41,23 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 			have = false
 		}
 	}()
+	return f.fold(s, t)
+}
+
+// fold is iterate's loop. It is a function of its own so that the
+// accumulator stays in a register: the deferred recover in iterate
+// captures iterate's results, which would put them in memory.
+func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
 	cur := int64(t.lo)
 	pc := f.newPacer()
 	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := min(cur+pc.grain, int64(t.hi))
-		if f.leaf != nil {
-			v := f.leaf(int(cur), int(end))
-			if have {
-				acc = f.combine(acc, v)
-			} else {
-				acc, have = v, true
-			}
+		v := f.leaf(int(cur), int(end))
+		if have {
+			acc = f.combine(acc, v)
 		} else {
-			chunk := f.in[cur:end]
-			if !have {
-				acc, have = chunk[0], true
-				chunk = chunk[1:]
-			}
-			combine := f.combine
-			for _, x := range chunk {
-				acc = combine(acc, x)
-			}
+			acc, have = v, true
 		}
 		t1 := cputicks()
 		f.adapt(&pc, end-cur, t1-t0)

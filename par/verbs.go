@@ -172,16 +172,17 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 	if len(in) == 0 {
 		return identity
 	}
-	if mergeOptions(opts).deterministic {
-		return reduceDeterministic(len(in), identity, func(lo, hi int) T {
-			acc := in[lo]
-			for _, x := range in[lo+1 : hi] {
-				acc = combine(acc, x)
-			}
-			return acc
-		}, combine, opts)
+	// A piece folds its elements from its first one; pieces (and grains)
+	// are then combined in index order, which by associativity is the
+	// left fold.
+	leaf := func(lo, hi int) T {
+		acc := in[lo]
+		for _, x := range in[lo+1 : hi] {
+			acc = combine(acc, x)
+		}
+		return acc
 	}
-	return runReduce(&reduceFrame[T]{in: in, combine: combine}, len(in), identity, opts)
+	return ReduceRange(len(in), identity, leaf, combine, opts...)
 }
 
 // ReduceRange folds [0, n) in parallel, a piece at a time: leaf(lo, hi)
