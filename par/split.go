@@ -21,8 +21,13 @@ package par
 // What a split is worth: the pushed half must pay for the push, the steal
 // and, when every other worker sleeps, the wake-up of a locked thread (10 to
 // 30 µs here). A tiny loop therefore never splits and never wakes anyone.
+// Nor does any loop while at least P goroutines are inside calls (guest
+// seats held): the callers saturate the CPUs themselves.
 
-import "sync/atomic"
+import (
+	"math/bits"
+	"sync/atomic"
+)
 
 const (
 	grainTargetNs = 2_000  // aim for grains of about 2 µs
@@ -105,6 +110,12 @@ func (c *loopCore) adapt(pc *pacer, iters, dt int64) {
 // on s, should split now.
 func (c *loopCore) worthSplitting(s *slot, rem int64, pc *pacer) bool {
 	if rem < 2 || s.dq == nil || s.dq.Len() != 0 {
+		return false
+	}
+	// At least P goroutines inside calls keep the CPUs busy by themselves:
+	// giving work away would only add steals and wake-ups of locked
+	// threads that must then share a P with the callers.
+	if bits.OnesCount64(guestMask.Load()) > c.pool.layout.Load().active {
 		return false
 	}
 	est := rem * pc.costMt / 1000 // ticks
