@@ -30,7 +30,7 @@ type Pool struct {
 	sleep       sleepState
 	callerStats slotStats // pieces run by guests (callers from outside)
 
-	lastResize atomic.Int64 // nanotime of the last GOMAXPROCS check
+	lastResize atomic.Int64 // cputicks of the last GOMAXPROCS check
 	statsFrom  atomic.Int64 // nanotime of the last ResetStats
 }
 
@@ -118,7 +118,7 @@ func (p *Pool) ensureStarted() {
 	}
 	calibrateTicks()
 	p.resizeLocked(p.target())
-	p.lastResize.Store(nanotime())
+	p.lastResize.Store(cputicks())
 	p.started.Store(true)
 }
 
@@ -126,13 +126,13 @@ func (p *Pool) ensureStarted() {
 // so it is read at most once per resizeEvery, and only from slow paths: a
 // wake-up, a split, and every resizeCheckCalls-th call on a guest seat.
 func (p *Pool) maybeResize() {
-	calibrateTicks()
-	if p.cfg.workers > 0 {
+	now := cputicks()
+	last := p.lastResize.Load()
+	if now-last < nsToTicks(resizeEvery) || !p.lastResize.CompareAndSwap(last, now) {
 		return
 	}
-	now := nanotime()
-	last := p.lastResize.Load()
-	if now-last < resizeEvery || !p.lastResize.CompareAndSwap(last, now) {
+	calibrateTicks()
+	if p.cfg.workers > 0 {
 		return
 	}
 	n := runtime.GOMAXPROCS(0)

@@ -112,18 +112,22 @@ func (c *loopCore) worthSplitting(s *slot, rem int64, pc *pacer) bool {
 	if rem < 2 || s.dq == nil || s.dq.Len() != 0 {
 		return false
 	}
+	est := rem * pc.costMt / 1000 // ticks
+	if est < nsToTicks(splitMinNs) {
+		return false
+	}
 	// At least P goroutines inside calls keep the CPUs busy by themselves:
 	// giving work away would only add steals and wake-ups of locked
 	// threads that must then share a P with the callers.
 	if bits.OnesCount64(guestMask.Load()) > c.pool.layout.Load().active {
+		c.pool.maybeResize() // the split that would have checked GOMAXPROCS
 		return false
 	}
-	est := rem * pc.costMt / 1000 // ticks
 	st := &c.pool.sleep
 	if st.nSleepers.Load() > 0 && st.nSpinning.Load() == 0 {
 		return est >= nsToTicks(splitWakeNs)
 	}
-	return est >= nsToTicks(splitMinNs)
+	return true
 }
 
 // publish hands what a piece learned to the call, before it pushes a half
