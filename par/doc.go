@@ -1,8 +1,8 @@
 // Package par runs loops and fork-join computations in parallel on a
 // work-stealing pool.
 //
-// The verbs are For, ForRange, Map, Reduce, Invoke and Join, with the
-// context and error variants ForErr and MapErr. Each runs on the default
+// The verbs are For, ForRange, Map, Reduce, ReduceRange, Invoke and Join,
+// with the context and error variants ForErr and MapErr. Each runs on the default
 // pool unless an On option names another; a verb called from inside a
 // body runs on the pool of the worker running that body, pushing onto that
 // worker's own deque (nesting to any depth never blocks a thread and
@@ -19,7 +19,7 @@
 //   - gkey.go: finding the current worker in O(1): a lock-free table keyed
 //     by the running goroutine's g pointer (two assembly instructions on
 //     amd64 and arm64; the goroutine id from runtime.Stack elsewhere).
-//   - loop.go, reduce.go, split.go: range calls. A piece runs grain by
+//   - loop.go, reduce.go, deterministic.go, split.go: range calls. A piece runs grain by
 //     grain; after each grain it splits its rest in half if its deque is
 //     empty and the rest is worth a split (lazy binary splitting, with a
 //     grain adapted to the measured cost of an iteration). A split makes a
@@ -38,7 +38,9 @@
 //     A pool of parallelism P runs P-1 worker threads; the calling
 //     goroutine is the P-th.
 //   - task.go, slot.go: tasks, joins and the seats that run them, with
-//     per-seat free lists so that steady-state calls allocate nothing.
+//     per-seat free lists (objects return to the seat that allocated them)
+//     so that steady-state calls allocate nothing.
+//   - ticks.go, nanotime.go: the clocks (a cycle counter for grains).
 //
 // Invariants a reader can rely on:
 //

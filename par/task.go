@@ -14,8 +14,9 @@ import (
 // is freed only by the one party that knows nobody else can touch it:
 //   - a range piece, by the slot that finishes running it (its result has
 //     been handed to its join by then);
-//   - an Invoke function, by the slot that pushed it, after done is set. The
-//     runner never touches the task after done.Store(true).
+//   - an Invoke function, by the slot that pushed it: at once if it pops the
+//     task back (it then runs the function itself), else after the thief
+//     has set done. A thief never touches the task after done.Store(true).
 type task struct {
 	kind uint8
 	side uint8 // which half of its parent join a range piece is: 0 left, 1 right
