@@ -56,14 +56,8 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := min(cur+pc.grain, int64(t.hi))
 		f.call(int(cur), int(end))
-		t1 := cputicks()
-		f.adapt(&pc, end-cur, t1-t0)
-		t0 = t1
+		t0 = f.afterGrain(s, t, &pc, f, (*slot).newJoin, end, end-cur, t0)
 		cur = end
-		if f.worthSplitting(s, int64(t.hi)-cur, &pc) {
-			f.publish(&pc)
-			f.split(s, t, int(cur))
-		}
 	}
 }
 
@@ -91,25 +85,6 @@ func (f *rangeFrame) call(lo, hi int) {
 			f.stop.Store(true)
 		}
 	}
-}
-
-// split gives the upper half of t's remaining range [cur, t.hi) to a new
-// task and makes t the lower half. Both become the children of a new join,
-// which takes t's place under t's parent.
-func (f *rangeFrame) split(s *slot, t *task, cur int) {
-	mid := cur + (t.hi-cur)/2
-	j := s.newJoin()
-	j.pending.Store(2)
-	j.parent, j.side = t.parent, t.side
-	r := s.newTask()
-	r.kind, r.frame = taskRange, f
-	r.lo, r.hi = mid, t.hi
-	r.parent, r.side = j, 1
-	t.hi, t.parent, t.side = mid, j, 0
-	s.stats.splits.Add(1)
-	s.dq.Push(r)
-	f.pool.notify()
-	f.pool.maybeResize() // splits are rare and worth >= splitMinNs: a cheap place to follow GOMAXPROCS
 }
 
 // arrive reports a finished child at join j and climbs while this child is

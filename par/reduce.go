@@ -59,33 +59,15 @@ func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
 		} else {
 			acc, have = v, true
 		}
-		t1 := cputicks()
-		f.adapt(&pc, end-cur, t1-t0)
-		t0 = t1
+		t0 = f.afterGrain(s, t, &pc, f, newRJoin[T], end, end-cur, t0)
 		cur = end
-		if f.worthSplitting(s, int64(t.hi)-cur, &pc) {
-			f.publish(&pc)
-			f.split(s, t, int(cur))
-		}
 	}
 	return acc, have
 }
 
-func (f *reduceFrame[T]) split(s *slot, t *task, cur int) {
-	mid := cur + (t.hi-cur)/2
-	j := new(rjoin[T])
-	j.pending.Store(2)
-	j.parent, j.side = t.parent, t.side
-	r := s.newTask()
-	r.kind, r.frame = taskRange, f
-	r.lo, r.hi = mid, t.hi
-	r.parent, r.side = &j.join, 1
-	t.hi, t.parent, t.side = mid, &j.join, 0
-	s.stats.splits.Add(1)
-	s.dq.Push(r)
-	f.pool.notify()
-	f.pool.maybeResize() // splits are rare and worth >= splitMinNs: a cheap place to follow GOMAXPROCS
-}
+// newRJoin allocates the join of a Reduce split (not recycled: it holds
+// values of T).
+func newRJoin[T any](*slot) *join { return &new(rjoin[T]).join }
 
 // arrive delivers a piece's result to its join and climbs while it is the
 // last of its pair, combining in index order (see rangeFrame.arrive).

@@ -165,3 +165,36 @@ func (c *loopCore) wait(s *slot) {
 	c.waiting = true
 	s.helpUntil(&c.finished, &c.thief)
 }
+
+// afterGrain ends a grain of iters iterations of piece t, started at tick
+// t0 and ending at cur: it sizes the next grain and, if some worker could
+// take it, splits the rest of t in half, pushing the upper half with a new
+// join j made by newJoin (the frame's kind of join). It returns the tick
+// at which the next grain starts.
+func (c *loopCore) afterGrain(s *slot, t *task, pc *pacer, frame pieceRunner, newJoin func(*slot) *join, cur, iters, t0 int64) int64 {
+	t1 := cputicks()
+	c.adapt(pc, iters, t1-t0)
+	if c.worthSplitting(s, int64(t.hi)-cur, pc) {
+		c.publish(pc)
+		c.split(s, t, frame, newJoin(s), int(cur))
+	}
+	return t1
+}
+
+// split gives the upper half of t's remaining range [cur, t.hi) to a new
+// task and makes t the lower half. Both become the children of j, which
+// takes t's place under t's parent.
+func (c *loopCore) split(s *slot, t *task, frame pieceRunner, j *join, cur int) {
+	mid := cur + (t.hi-cur)/2
+	j.pending.Store(2)
+	j.parent, j.side = t.parent, t.side
+	r := s.newTask()
+	r.kind, r.frame = taskRange, frame
+	r.lo, r.hi = mid, t.hi
+	r.parent, r.side = j, 1
+	t.hi, t.parent, t.side = mid, j, 0
+	s.stats.splits.Add(1)
+	s.dq.Push(r)
+	c.pool.notify()
+	c.pool.maybeResize() // splits are rare and worth >= splitMinNs: a cheap place to follow GOMAXPROCS
+}
