@@ -82,10 +82,11 @@ func newWorkerTable(size int) *workerTable {
 }
 
 func hashKey(k uintptr) uintptr {
-	k ^= k >> 33
-	k *= 0xff51afd7ed558ccd
-	k ^= k >> 33
-	return k
+	h := uint64(k)
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return uintptr(h)
 }
 
 // lookupWorker returns the worker slot run by the goroutine with key k (the

@@ -74,7 +74,7 @@ import (
 const padSize = 128
 
 // maxCapacity bounds New's argument so the rounding cannot overflow.
-const maxCapacity = 1 << 62
+const maxCapacity int64 = 1 << 62
 
 // hookPoint names a point in the algorithm where testHook is called.
 type hookPoint int
@@ -139,7 +139,7 @@ type Deque[T any] struct {
 // New returns an empty deque whose ring holds capacity elements before it
 // first grows. capacity is rounded up to a power of two, minimum 2.
 func New[T any](capacity int) *Deque[T] {
-	if capacity > maxCapacity {
+	if int64(capacity) > maxCapacity {
 		panic("deque: capacity too large")
 	}
 	size := int64(2)
