@@ -142,7 +142,7 @@ func (p *Pool) unlist(s *slot) (woken bool) {
 	return true
 }
 
-// park puts worker s to sleep until it is woken (steps 1 to 3 above). It
+// park puts s (a worker, or a guest waiting in helpUntil) to sleep until it is woken (steps 1 to 3 above). It
 // returns a task if the re-check found one. done, if not nil, is a wait
 // condition that also ends the sleep. woken reports that s was woken by a
 // waker and is now counted as spinning.
@@ -150,7 +150,7 @@ func (s *slot) park(done *atomic.Bool) (t *task, woken bool) {
 	p := s.pool
 	p.list(s)
 	t = s.findWork()
-	if t != nil || (done != nil && done.Load()) || p.closed.Load() {
+	if t != nil || (done != nil && done.Load()) || (s.worker && p.closed.Load()) {
 		return t, p.unlist(s)
 	}
 	t0 := cputicks()

@@ -107,25 +107,24 @@ func (s *slot) execute(t *task) {
 	s.runFunc(t)
 }
 
-// findWork returns a task from the slot's own deque or, for workers, stolen
-// from another slot of the pool; nil if every deque looked empty.
+// findWork returns a task from the slot's own deque or stolen from another
+// slot of the pool; nil if every deque looked empty.
 func (s *slot) findWork() *task {
 	if t := s.dq.Pop(); t != nil {
 		return t
-	}
-	if !s.worker {
-		return nil
 	}
 	return s.steal(-1)
 }
 
 // helpUntil runs other work until done is set: its own deque first, then
 // steals (guests too: a caller waiting for its call helps the workers),
-// trying the slot recorded in thief first
-// (leapfrogging: the thief of our task is likely to hold its subtasks). A
-// worker parks only when no deque has work, with done as its wake
-// condition; a guest blocks on its token. The party that sets done posts a
-// token to this slot afterwards (see sleep.go for why that cannot be lost).
+// trying the slot recorded in thief first (leapfrogging: the thief of our
+// task is likely to hold its subtasks). It parks only when no deque has
+// work, listed as a sleeper with done as its wake condition, so that work
+// pushed meanwhile wakes it too (a guest that merely blocked would sit idle
+// while the worker holding the rest of its call splits off pieces). The
+// party that sets done posts a token to this slot afterwards (see sleep.go
+// for why that cannot be lost).
 func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 	spins := 0
 	limit := spinRounds
@@ -149,10 +148,6 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 			continue
 		}
 		spins = 0
-		if !s.worker {
-			<-s.wake
-			continue
-		}
 		t, woken := s.park(done)
 		if woken {
 			s.pool.stopSpinning()
