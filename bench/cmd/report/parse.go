@@ -171,22 +171,19 @@ func median(v []float64) float64 {
 // goal benchmarks run a and b in turn, so sample i of each comes from the
 // same round.
 func (s *Set) PairedRatios(a, b string, procs int, unit string) []float64 {
-	x, y := s.Values(a, procs, unit), s.Values(b, procs, unit)
-	n := min(len(x), len(y))
-	r := make([]float64, 0, n)
-	for i := 0; i < n; i++ {
-		if y[i] != 0 {
-			r = append(r, x[i]/y[i])
-		}
-	}
-	return r
+	return pairedRatios(s.Values(a, procs, unit), s.Values(b, procs, unit))
 }
 
 // PairedRatiosProcs divides the i-th sample of name at procs a by its i-th
 // sample at procs b: the report runs one process per GOMAXPROCS in each
 // round, so sample i of each comes from the same round.
 func (s *Set) PairedRatiosProcs(name string, a, b int, unit string) []float64 {
-	x, y := s.Values(name, a, unit), s.Values(name, b, unit)
+	return pairedRatios(s.Values(name, a, unit), s.Values(name, b, unit))
+}
+
+// pairedRatios divides x[i] by y[i] for the samples both have, skipping a
+// zero divisor.
+func pairedRatios(x, y []float64) []float64 {
 	n := min(len(x), len(y))
 	r := make([]float64, 0, n)
 	for i := 0; i < n; i++ {

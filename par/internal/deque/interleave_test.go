@@ -74,22 +74,11 @@ func (s interleaving) run(t *testing.T) (hit bool, init []int, h []linOp) {
 	tick := func() int64 { clock++; return clock }
 	do := func(k int) linOp {
 		o := linOp{kind: k}
-		switch k {
-		case opPush:
-			x := push()
-			o.in = *x
-			d.Push(x)
-		case opPop:
-			if x := d.Pop(); x != nil {
-				o.out = *x
-			}
-		case opSteal:
-			x, retry := d.Steal()
-			o.retry = retry
-			if x != nil {
-				o.out = *x
-			}
+		var x *int
+		if k == opPush {
+			x = push()
 		}
+		applyOp(d, &o, x)
 		return o
 	}
 
@@ -217,4 +206,24 @@ func TestInterleavings(t *testing.T) {
 		}
 	}
 	t.Logf("%d interleavings, paused at each point: %v", len(cases), hits)
+}
+
+// applyOp runs the operation o.kind on d and records its input and result
+// in o; x is the element to push (nil for the other operations).
+func applyOp(d *Deque[int], o *linOp, x *int) {
+	switch o.kind {
+	case opPush:
+		o.in = *x
+		d.Push(x)
+	case opPop:
+		if x := d.Pop(); x != nil {
+			o.out = *x
+		}
+	case opSteal:
+		x, retry := d.Steal()
+		o.retry = retry
+		if x != nil {
+			o.out = *x
+		}
+	}
 }

@@ -89,23 +89,12 @@ func execute(c schedConfig, choose func(s *schedStep) int) (init []int, h []linO
 				}
 				clock++
 				o := linOp{kind: k, call: clock}
-				switch k {
-				case opPush:
-					x := &vals[next]
+				var x *int
+				if k == opPush {
+					x = &vals[next]
 					next++
-					o.in = *x
-					d.Push(x)
-				case opPop:
-					if x := d.Pop(); x != nil {
-						o.out = *x
-					}
-				case opSteal:
-					x, retry := d.Steal()
-					o.retry = retry
-					if x != nil {
-						o.out = *x
-					}
 				}
+				applyOp(d, &o, x)
 				clock++
 				o.ret = clock
 				hs[a] = append(hs[a], o)
