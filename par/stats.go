@@ -15,7 +15,7 @@ type WorkerStats struct {
 // Stats is a snapshot of a pool's counters with the figures derived from
 // them.
 type Stats struct {
-	Workers []WorkerStats // one entry per worker
+	Workers []WorkerStats // one entry per worker thread (a pool of parallelism P runs P-1)
 	Callers WorkerStats   // work done by goroutines that called a verb from outside the pool
 
 	// The derived figures count the callers as one more participant next to
