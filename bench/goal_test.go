@@ -84,21 +84,24 @@ func BenchmarkGoal_Fib30(b *testing.B) {
 	sub("par.Invoke", par.Default(), func() int { return fibParInvoke(n, 1) })
 }
 
+// runLoopOp times op as sub-benchmark name on w's data and verifies w.
+func runLoopOp(b *testing.B, name string, w *workloads.Loop, pool *par.Pool, op func()) {
+	b.Run(name, func(b *testing.B) {
+		w.Reset()
+		m := start(b, pool)
+		for range b.N {
+			op()
+		}
+		m.stop()
+		check(b, w.Verify())
+	})
+}
+
 // goalLoop runs the A/B pairs of a loop goal: seq-func against par.For, the
 // plain loop against par.ForRange. Names are pair=.../impl=base|parloop, so
 // that "benchstat -col /impl" compares each pair.
 func goalLoop(b *testing.B, w *workloads.Loop) {
-	sub := func(name string, pool *par.Pool, op func()) {
-		b.Run(name, func(b *testing.B) {
-			w.Reset()
-			m := start(b, pool)
-			for range b.N {
-				op()
-			}
-			m.stop()
-			check(b, w.Verify())
-		})
-	}
+	sub := func(name string, pool *par.Pool, op func()) { runLoopOp(b, name, w, pool, op) }
 	sub("pair=For-vs-seq-func/impl=base", nil, func() { peers.SeqFunc(w.N, w.Elem, nil) })
 	sub("pair=For-vs-seq-func/impl=parloop", par.Default(), func() { par.For(w.N, w.Elem) })
 	sub("pair=ForRange-vs-seq/impl=base", nil, w.Plain)
@@ -118,17 +121,7 @@ func BenchmarkGoal_Uniform(b *testing.B) { goalLoop(b, workloads.UniformInto(uni
 // >= 1.85x faster than the plain loop.
 func BenchmarkGoal_Mandelbrot(b *testing.B) {
 	w := mandel().Loop()
-	sub := func(name string, pool *par.Pool, op func()) {
-		b.Run(name, func(b *testing.B) {
-			w.Reset()
-			m := start(b, pool)
-			for range b.N {
-				op()
-			}
-			m.stop()
-			check(b, w.Verify())
-		})
-	}
+	sub := func(name string, pool *par.Pool, op func()) { runLoopOp(b, name, w, pool, op) }
 	sub("pair=For-vs-seq/impl=base", nil, w.Plain)
 	sub("pair=For-vs-seq/impl=parloop", par.Default(), func() { par.For(w.N, w.Elem) })
 }

@@ -137,15 +137,7 @@ func poolFor(parloop bool) *par.Pool {
 // benchLoop runs a loop workload through seq (the plain loop) and every loop
 // peer, verifying each.
 func benchLoop(b *testing.B, w *workloads.Loop, perItem bool) {
-	b.Run("peer=seq", func(b *testing.B) {
-		w.Reset()
-		m := start(b, nil)
-		for range b.N {
-			w.Plain()
-		}
-		m.stop()
-		check(b, w.Verify())
-	})
+	runLoopOp(b, "peer=seq", w, nil, w.Plain)
 	for _, p := range peers.Loops(perItem) {
 		b.Run("peer="+p.Name, func(b *testing.B) {
 			run, _, closePeer := p.Open()
