@@ -1,7 +1,7 @@
 // Package par runs loops and fork-join computations in parallel on a
 // work-stealing pool.
 //
-// The verbs are For, ForRange, Map, Reduce, ReduceRange, Invoke and Join,
+// The verbs are For, ForRange, Map, Reduce, ReduceRange, Invoke, Join and Both,
 // with the context and error variants ForErr and MapErr. Each runs on the default
 // pool unless an On option names another; a verb called from inside a
 // body runs on the pool of the worker running that body, pushing onto that
@@ -26,10 +26,14 @@
 //     join with pending = 2; the half that finishes last continues upward,
 //     combining Reduce results in index order, and the root completes the
 //     call and posts the caller's token.
-//   - invoke.go: Invoke and Join. Push g, run f, pop: if g is still there,
-//     run it inline (no allocation, no shared write beyond the own deque);
-//     if it was stolen, help (own deque, then steal, the thief first) until
-//     it is done.
+//   - invoke.go: Invoke, Join and Both. Push g, run f, pop: if g is still
+//     there, run it inline (no allocation, no shared write beyond the own
+//     deque); if it was stolen, help (own deque, then steal, the thief
+//     first) until it is done.
+//   - share.go: where a fork's task goes. Forks nested under a task that
+//     thieves can already see go on an owner-only private stack and cost
+//     no fence; the oldest are moved to the deque when a thief asks or the
+//     deque runs empty (Lace's split deque, kept as two structures).
 //   - worker.go, steal.go: the worker loop and the victim order (nearest
 //     first by topology, randomised within a level).
 //   - sleep.go: the sleep and wake protocol (bounded spinning, parking on
@@ -44,6 +48,9 @@
 //
 // Invariants a reader can rely on:
 //
+//   - A slot's tasks form one stack: its deque holds the oldest, its
+//     private stack the newest; a slot holding tasks offers at least one
+//     to thieves unless the pool has parallelism 1 (share.go).
 //   - A task is owned by exactly one party at a time: the deque, then
 //     whoever popped or stole it (the deque's CAS on top decides), then,
 //     for an Invoke task, its waiter again once done is set.

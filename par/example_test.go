@@ -151,3 +151,20 @@ func ExamplePanicError() {
 	})
 	// Output: recovered: bad input 7
 }
+
+func ExampleBoth() {
+	var fib func(n int) int
+	fib = func(n int) int {
+		if n < 20 {
+			a, b := 0, 1
+			for range n {
+				a, b = b, a+b
+			}
+			return a
+		}
+		x, y := par.Both(func() int { return fib(n - 1) }, func() int { return fib(n - 2) })
+		return x + y
+	}
+	fmt.Println(fib(30))
+	// Output: 832040
+}

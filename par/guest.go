@@ -85,10 +85,11 @@ func acquireGuest(p *Pool, k uintptr) *slot {
 // released, so whatever is left in it is run first: pieces of other calls
 // that split while this caller was helping (helpUntil steals).
 func releaseGuest(s *slot) {
-	for t := s.dq.Pop(); t != nil; t = s.dq.Pop() {
+	for t := s.popLocal(); t != nil; t = s.popLocal() {
 		s.execute(t)
 	}
 	s.flushStats()
+	s.dropClosures()
 	i := int(s.id) - guestBase
 	g := guestSeats[i]
 	g.holder.Store(0) // before the bit: a lookup that still sees the bit must not match the old holder

@@ -1,13 +1,17 @@
 package par
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"unsafe"
+)
 
-// Invoke and Join.
+// Invoke, Join and Both.
 //
 // The fork fast path, on a slot s: push a task for g, run f inline, pop. If
-// the pop returns g's task, nobody stole it: run g inline too. That costs a
-// push and a pop on s's own deque (no shared write beyond it) and no
-// allocation: tasks come from s's free list. If g's task was stolen, s runs
+// the pop returns g's task, nobody stole it: run g inline too. The push goes
+// to s's private stack when thieves can see a task of s's already, else to
+// its deque (share.go); either way no allocation (tasks come from s's free
+// list) and no shared write beyond s's own deque. If g's task was stolen, s runs
 // other work until the thief sets done (helpUntil: own deque, then steals,
 // trying the thief first), and its thread parks only when there is no work
 // anywhere.
@@ -44,40 +48,77 @@ func catch(fn func()) (pe *PanicError) {
 func (s *slot) runFunc(t *task) {
 	s.unflushedPieces++
 	w := t.waiter
-	t.pe = catch(t.fn)
+	if t.kind == taskValue {
+		t.out, t.pe = t.value.run(t.fn)
+	} else {
+		t.pe = catch(t.fn)
+	}
 	t.done.Store(true)
 	if w != s {
 		w.signal()
 	}
 }
 
-// forkTask pushes a task for fn on s and returns it.
-func (s *slot) forkTask(fn func()) *task {
-	t := s.newTask()
+// forkTask pushes a task for fn on s and returns it: a Both task when
+// value is not nil (fn is then a func() B, see both), else an Invoke task.
+// A public task goes straight to the deque; else it starts private
+// (share.go).
+func (s *slot) forkTask(fn func(), value valueRunner, public bool) *task {
+	var t *task
+	if k := s.nFreeTasks - 1; k >= 0 { // newTask's fast path, by hand
+		s.nFreeTasks = k
+		t = s.freeTasks[k]
+	} else {
+		t = s.newTask()
+	}
 	t.kind = taskFunc
+	if value != nil {
+		t.kind = taskValue
+		// The same Both call site forks the same type each time: skip
+		// the store (two words, a write barrier) when nothing changes.
+		if old, nw := (*[2]unsafe.Pointer)(unsafe.Pointer(&t.value)), (*[2]unsafe.Pointer)(unsafe.Pointer(&value)); old[0] != nw[0] || old[1] != nw[1] {
+			t.value = value
+		}
+	}
 	t.fn = fn
 	if t.waiter != s { // a recycled task usually has it already: no write barrier
 		t.waiter = s
 	}
-	s.dq.Push(t)
-	s.pool.notify()
+	switch n := s.nPriv; {
+	case !public && n < privMax && !s.want.Load() && (s.dq.Len() != 0 || s.pool.solo.Load()):
+		// pushFork's fast path, by hand: thieves have a task of ours
+		// already (or there are no worker threads to take one), and
+		// none asked for more.
+		if s.priv[n] != t {
+			s.priv[n] = t
+		}
+		s.nPriv = n + 1
+	case n == 0:
+		// Public, with nothing private to share first: pushPublic's
+		// fast path, by hand.
+		s.dq.Push(t)
+		s.clearWant()
+		s.pool.notify()
+	case public:
+		s.pushPublic(t)
+		s.pool.notify()
+	default:
+		s.pushFork(t)
+	}
 	return t
 }
 
 // joinTask completes the fork of t after the inline work: run t inline if
 // it was not stolen, else wait for its thief. It frees t and returns t's
-// panic.
+// panic (a Both result is dropped: joinTask serves Invoke and panic paths).
 func (s *slot) joinTask(t *task) *PanicError {
-	if !t.done.Load() {
-		if x := s.dq.Pop(); x == t {
-			s.unflushedPieces++
-			fn := t.fn
-			s.freeFuncTask(t) // before fn runs: see join2
-			return catch(fn)
-		} else if x != nil {
-			panic("parloop: deque order broken in join") // cannot happen; see above
+	fn, kind, value := t.fn, t.kind, t.value
+	if s.reclaim(t) {
+		if kind == taskValue {
+			_, pe := value.run(fn)
+			return pe
 		}
-		s.helpUntil(&t.done, &t.thief)
+		return catch(fn)
 	}
 	pe := t.pe
 	s.freeFuncTask(t)
@@ -85,14 +126,18 @@ func (s *slot) joinTask(t *task) *PanicError {
 }
 
 // freeFuncTask recycles an Invoke task. Only the fields that a run through
-// a thief sets (done, thief, pe) and fn (so the closure can be collected)
-// need clearing; the rest is overwritten by forkTask.
+// a thief sets (done, thief, pe, out) need clearing; the rest is
+// overwritten by forkTask. fn is left in place: clearing it would be a
+// second pointer write per fork, each one a GC write barrier while the
+// collector marks (which, for a program that forks a lot, is much of the
+// time). The closure stays reachable until the task is reused or the slot
+// goes idle (dropClosures), and a slot keeps at most maxFree tasks.
 func (s *slot) freeFuncTask(t *task) {
-	t.fn = nil
 	if t.done.Load() {
 		t.done.Store(false)
 		t.thief.Store(0)
 		t.pe = nil
+		t.out = nil
 	}
 	s.recycleTask(t) // forkTask took t from s, so s is its home
 }
@@ -102,40 +147,150 @@ func (s *slot) freeFuncTask(t *task) {
 // deferred function, which still joins g before re-panicking, so no task is
 // left behind and the first panic wins.
 func (s *slot) join2(f, g func()) {
-	t := s.forkTask(g)
-	phase := 0 // 0: f runs, t pushed; 1: g runs inline, t recycled; 2: done
+	t := s.forkTask(g, nil, false)
+	phase := joinForked
 	defer func() {
-		if phase == 2 {
-			return
+		if phase != joinDone {
+			s.unwindJoin(t, phase, recover())
 		}
-		pe := newPanicError(recover())
-		if phase == 0 {
-			s.joinTask(t) // g's own panic loses to f's
-		}
-		panic(pe)
 	}()
 	f()
-	if !t.done.Load() {
-		if x := s.dq.Pop(); x == t {
-			// Recycle t before running g: g's own forks then reuse t at
-			// the same deque index, and Push skips the slot store.
-			phase = 1
-			s.unflushedPieces++
-			s.freeFuncTask(t)
-			g()
-			phase = 2
-			return
-		} else if x != nil {
-			panic("parloop: deque order broken in join")
-		}
-		s.helpUntil(&t.done, &t.thief)
+	if s.reclaim(t) {
+		phase = joinInline
+		g()
+		phase = joinDone
+		return
 	}
-	phase = 2
+	phase = joinDone
 	pe := t.pe
 	s.freeFuncTask(t)
 	if pe != nil {
 		panic(pe)
 	}
+}
+
+// The phases of a join, for its deferred panic handler.
+const (
+	joinForked = iota // f runs, g's task is in the deque or with a thief
+	joinInline        // g runs inline, its task recycled
+	joinDone          // returned normally
+)
+
+// reclaim takes back g's task t after f has returned. It reports true when
+// t was not stolen: t is then recycled and the caller runs g inline. Else
+// it waits (running other work) until the thief has run g, and t, holding
+// g's result, is the caller's to read and free.
+//
+// t is recycled before g runs so that g's own forks reuse it at the same
+// deque index, and Push skips the slot store.
+func (s *slot) reclaim(t *task) bool {
+	var x *task
+	if n := s.nPriv - 1; n >= 0 && s.priv[n] == t && !s.want.Load() {
+		// The fast path: t is on top of the private stack (so not done:
+		// only a pop takes it off) and no thief asks for work.
+		s.nPriv = n
+		x = t
+	} else if t.done.Load() {
+		return false // s ran t itself, while f waited for something
+	} else {
+		x = s.popLocal()
+	}
+	if x == t {
+		s.unflushedPieces++
+		s.recycleTask(t) // not done, so nothing to clear
+		return true
+	}
+	if x != nil {
+		panic("parloop: deque order broken in join")
+	}
+	s.helpUntil(&t.done, &t.thief)
+	return false
+}
+
+// unwindJoin is a join's panic path: f (phase joinForked) or g (phase
+// joinInline) panicked with r. It joins g's task if it is still out, then
+// re-panics with the first panic: g's own panic loses to f's.
+func (s *slot) unwindJoin(t *task, phase int, r any) {
+	pe := newPanicError(r)
+	if phase == joinForked {
+		s.joinTask(t)
+	}
+	panic(pe)
+}
+
+// Both runs f and g, in parallel, and returns f's result and g's. It is Join
+// for functions with results, and as cheap: f runs on the calling goroutine
+// and does not escape, and g's result needs no variable of its own, so a
+// fork whose g captures only values (say n in a recursive fib) allocates
+// just g's closure. The result of a stolen g travels in a box, allocated by
+// the thief. Panics are handled as in Join. Of the options only On is used.
+func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
+	var p *Pool
+	for _, o := range opts {
+		if o.pool != nil {
+			p = o.pool
+		}
+	}
+	s, guest, _ := enter(p)
+	if s == nil {
+		return bothSerial(f, g)
+	}
+	if guest {
+		defer releaseGuest(s) // runs after the join's own deferred function
+	}
+	// join2 with results, in one frame. g travels in the task as a func()
+	// (a func value is one pointer whatever its signature); t.value
+	// remembers B, so that a thief can call g with its real type and box
+	// the result.
+	t := s.forkTask(*(*func())(unsafe.Pointer(&g)), boxResult[B]{}, false)
+	phase := joinForked
+	defer func() {
+		if phase != joinDone {
+			s.unwindJoin(t, phase, recover())
+		}
+	}()
+	a := f()
+	if s.reclaim(t) {
+		phase = joinInline
+		b := g()
+		phase = joinDone
+		return a, b
+	}
+	phase = joinDone
+	pe := t.pe
+	var b B
+	if pe == nil {
+		b = *(*B)(t.out)
+	}
+	s.freeFuncTask(t)
+	if pe != nil {
+		panic(pe)
+	}
+	return a, b
+}
+
+// bothSerial runs f and then g on the caller, g even if f panics, and
+// re-panics the first panic.
+func bothSerial[A, B any](f func() A, g func() B) (a A, b B) {
+	runSerial(func() { a = f() }, func() { b = g() })
+	return a, b
+}
+
+// A valueRunner calls the g of a Both task, whose result type only it
+// knows, and returns the result boxed.
+type valueRunner interface {
+	run(g func()) (out unsafe.Pointer, pe *PanicError)
+}
+
+// boxResult[B] calls g as the func() B it is. It has no fields, so storing
+// it in an interface allocates nothing.
+type boxResult[B any] struct{}
+
+func (boxResult[B]) run(g func()) (unsafe.Pointer, *PanicError) {
+	typed := *(*func() B)(unsafe.Pointer(&g))
+	box := new(B)
+	pe := catch(func() { *box = typed() })
+	return unsafe.Pointer(box), pe
 }
 
 // invokeN runs fns[0] inline and forks the others, fns[1] last so it is
@@ -148,7 +303,7 @@ func (s *slot) invokeN(fns []func()) {
 		ts = make([]*task, 0, len(fns)-1)
 	}
 	for i := len(fns) - 1; i >= 1; i-- {
-		ts = append(ts, s.forkTask(fns[i]))
+		ts = append(ts, s.forkTask(fns[i], nil, true))
 	}
 	pe := catch(fns[0])
 	for i := len(ts) - 1; i >= 0; i-- {

@@ -106,3 +106,83 @@ func BenchmarkMicroSeqReduceFunc(b *testing.B) {
 }
 
 var microFloat float64
+
+// fib(25) forking at every call, against the sequential recursion and
+// against a recursion that allocates what a Join's closures allocate (the
+// escaping g closure and the variable it writes) and nothing else: the
+// floor that allocation sets under any closure-based fork.
+
+func microFibSeq(n int) int {
+	if n < 2 {
+		return n
+	}
+	return microFibSeq(n-1) + microFibSeq(n-2)
+}
+
+func microFibJoin(n int) int {
+	if n < 2 {
+		return n
+	}
+	var x, y int
+	Join(func() { x = microFibJoin(n - 1) }, func() { y = microFibJoin(n - 2) })
+	return x + y
+}
+
+var microEscape func()
+
+//go:noinline
+func microRun(f, g func()) {
+	microEscape = g
+	f()
+	g()
+}
+
+func microFibAlloc(n int) int {
+	if n < 2 {
+		return n
+	}
+	var x, y int
+	microRun(func() { x = microFibAlloc(n - 1) }, func() { y = microFibAlloc(n - 2) })
+	return x + y
+}
+
+func BenchmarkMicroFibSeq(b *testing.B) {
+	for b.Loop() {
+		microSink = []int{microFibSeq(25)}
+	}
+}
+
+func BenchmarkMicroFibAllocOnly(b *testing.B) {
+	for b.Loop() {
+		microSink = []int{microFibAlloc(25)}
+	}
+}
+
+func BenchmarkMicroFibJoin(b *testing.B) {
+	for b.Loop() {
+		microSink = []int{microFibJoin(25)}
+	}
+}
+
+func microFibBoth(n int) int {
+	if n < 2 {
+		return n
+	}
+	x, y := Both(func() int { return microFibBoth(n - 1) }, func() int { return microFibBoth(n - 2) })
+	return x + y
+}
+
+func BenchmarkMicroFibBoth(b *testing.B) {
+	for b.Loop() {
+		microSink = []int{microFibBoth(25)}
+	}
+}
+
+func BenchmarkMicroBothInBody(b *testing.B) {
+	f := func() int { return 1 }
+	For(1, func(int) {
+		for b.Loop() {
+			Both(f, f)
+		}
+	})
+}

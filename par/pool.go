@@ -25,6 +25,7 @@ type Pool struct {
 	started atomic.Bool
 	closed  atomic.Bool
 	layout  atomic.Pointer[layout]
+	solo    atomic.Bool // no worker thread is active (parallelism 1): forks stay private (share.go)
 	workers sync.WaitGroup
 
 	sleep       sleepState
@@ -186,6 +187,7 @@ func (p *Pool) resizeLocked(n int) {
 		l.allWorkers = append(l.allWorkers, int32(i))
 	}
 	p.layout.Store(l)
+	p.solo.Store(n == 0)
 	pin := p.cfg.pinning && !m.simulated
 	for _, s := range fresh {
 		p.workers.Add(1)

@@ -67,10 +67,9 @@ const (
 
 // notify is called after pushing a task. Two atomic loads on the fast path.
 func (p *Pool) notify() {
-	if p.sleep.nSleepers.Load() == 0 || p.sleep.nSpinning.Load() > 0 {
-		return
+	if p.sleep.nSleepers.Load() != 0 && p.sleep.nSpinning.Load() == 0 {
+		p.wakeOne()
 	}
-	p.wakeOne()
 }
 
 // wakeOne wakes one sleeper, if there is one and nobody is spinning.
@@ -153,6 +152,7 @@ func (s *slot) park(done *atomic.Bool) (t *task, woken bool) {
 	if t != nil || (done != nil && done.Load()) || (s.worker && p.closed.Load()) {
 		return t, p.unlist(s)
 	}
+	s.dropClosures()
 	t0 := cputicks()
 	<-s.wake
 	s.stats.idleNs.Add(ticksToNs(cputicks() - t0))

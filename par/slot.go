@@ -19,7 +19,16 @@ type slot struct {
 	worker bool
 	cpu    int // the CPU the worker is placed on; -1 for guests
 
-	dq   *deque.Deque[task]
+	dq *deque.Deque[task]
+
+	// The private stack: the slot's newest forks, owner-only, and the flag
+	// by which thieves ask for them (share.go).
+	priv  [privMax]*task
+	nPriv int
+	_     cpu.CacheLinePad
+	want  atomic.Bool
+	_     cpu.CacheLinePad
+
 	wake chan struct{} // capacity 1: a binary semaphore, see sleep.go
 
 	// guests only: the key of the goroutine holding the seat (0 when free),

@@ -194,7 +194,7 @@ func (c *loopCore) split(s *slot, t *task, frame pieceRunner, j *join, cur int) 
 	r.parent, r.side = j, 1
 	t.hi, t.parent, t.side = mid, j, 0
 	s.stats.splits.Add(1)
-	s.dq.Push(r)
+	s.pushPublic(r)
 	c.pool.notify()
 	c.pool.maybeResize() // splits are rare and worth >= splitMinNs: a cheap place to follow GOMAXPROCS
 }

@@ -117,6 +117,7 @@ func (s *slot) stealFrom(v *slot) *task {
 			return t
 		}
 		if !retry {
+			v.ask()
 			return nil
 		}
 	}

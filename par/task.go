@@ -2,6 +2,7 @@ package par
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/parloop/parloop/par/internal/deque"
 )
@@ -33,6 +34,11 @@ type task struct {
 	thief  atomic.Int32 // id+1 of the slot that stole it, 0 if not stolen
 	pe     *PanicError  // fn's panic, written before done is set
 
+	// Both: fn is g, a func() B; value calls it as one, and a thief leaves
+	// the result in out (a *B), written before done is set
+	value valueRunner
+	out   unsafe.Pointer
+
 	home  *slot // the slot whose free list it returns to
 	rnext *task // link in home's remote free list
 }
@@ -40,6 +46,7 @@ type task struct {
 const (
 	taskRange uint8 = iota
 	taskFunc
+	taskValue // a Both function with a result
 )
 
 // pieceRunner runs range pieces of one call. Each verb's frame implements it.
@@ -92,6 +99,16 @@ func (s *slot) newTask() *task {
 	}
 	s.nFreeTasks--
 	return s.freeTasks[s.nFreeTasks]
+}
+
+// dropClosures clears the functions that free tasks still hold (see
+// freeFuncTask), so that what they capture can be collected. Called when
+// the slot goes idle: before a park and when a guest leaves its seat.
+func (s *slot) dropClosures() {
+	for _, t := range s.freeTasks[:s.nFreeTasks] {
+		t.fn = nil
+		t.value = nil
+	}
 }
 
 // recycleTask puts a cleared task homed at s on s's free list (or leaves

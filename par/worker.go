@@ -8,7 +8,7 @@ import "sync/atomic"
 func (s *slot) run() {
 	p := s.pool
 	for {
-		if p.closed.Load() && s.dq.Len() == 0 {
+		if p.closed.Load() && s.localLen() == 0 {
 			return
 		}
 		if int(s.id) >= p.layout.Load().active {
@@ -29,7 +29,7 @@ func (s *slot) run() {
 // after it has run what is left in its own deque. Thieves never wait on it,
 // and resizeLocked or Close post its token.
 func (s *slot) retired() {
-	if t := s.dq.Pop(); t != nil {
+	if t := s.popLocal(); t != nil {
 		s.runTop(t)
 		return
 	}
@@ -110,7 +110,7 @@ func (s *slot) execute(t *task) {
 // findWork returns a task from the slot's own deque or stolen from another
 // slot of the pool; nil if every deque looked empty.
 func (s *slot) findWork() *task {
-	if t := s.dq.Pop(); t != nil {
+	if t := s.popLocal(); t != nil {
 		return t
 	}
 	return s.steal(-1)
@@ -132,7 +132,7 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 		limit = guestSpinRounds
 	}
 	for !done.Load() {
-		if t := s.dq.Pop(); t != nil {
+		if t := s.popLocal(); t != nil {
 			s.execute(t)
 			spins = 0
 			continue

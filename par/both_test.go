@@ -1,0 +1,142 @@
+package par_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/parloop/parloop/par"
+)
+
+func fibBoth(n int, opts ...par.Option) int {
+	if n < 2 {
+		return n
+	}
+	x, y := par.Both(func() int { return fibBoth(n-1, opts...) }, func() int { return fibBoth(n-2, opts...) }, opts...)
+	return x + y
+}
+
+func fibPlain(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fibPlain(n-1) + fibPlain(n-2)
+}
+
+// TestBothResults: nested Both returns both results, on every pool size,
+// whether g ran inline or on a thief.
+func TestBothResults(t *testing.T) {
+	for _, c := range poolCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			noHang(t, "fib", func() {
+				for _, n := range []int{0, 1, 2, 10, 22} {
+					if got, want := fibBoth(n, c.opts...), fibPlain(n); got != want {
+						t.Errorf("fib(%d) = %d, want %d", n, got, want)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestBothResultTypes: results of different types, including large ones
+// (a stolen g's result travels boxed, whatever its size).
+func TestBothResultTypes(t *testing.T) {
+	p := newPool(t, par.Workers(2))
+	type big struct {
+		a [64]int
+		s string
+	}
+	for i := 0; i < 200; i++ {
+		noHang(t, "Both", func() {
+			s, b := par.Both(func() string { return fmt.Sprint("f", i) }, func() big {
+				var v big
+				v.a[63], v.s = i, "g"
+				return v
+			}, par.On(p))
+			if s != fmt.Sprint("f", i) || b.a[63] != i || b.s != "g" {
+				t.Errorf("round %d: Both returned %q, {a[63]=%d s=%q}", i, s, b.a[63], b.s)
+			}
+		})
+	}
+}
+
+// TestBothStolenG: g runs on another thread while f runs (f waits for it),
+// and its result comes back to the caller. At depth 0, with no task of the
+// caller's in its deque, the fork is offered to thieves at once.
+func TestBothStolenG(t *testing.T) {
+	p := newPool(t, par.Workers(2))
+	for i := 0; i < 20; i++ {
+		noHang(t, "Both with f waiting for g", func() {
+			ran := make(chan struct{})
+			a, b := par.Both(func() int { <-ran; return 1 }, func() string { close(ran); return "stolen" }, par.On(p))
+			if a != 1 || b != "stolen" {
+				t.Errorf("Both = %d, %q; want 1, \"stolen\"", a, b)
+			}
+		})
+	}
+	if s := p.Stats(); s.Workers[0].Steals+s.Callers.Steals == 0 {
+		t.Errorf("no steals recorded, though every g had to run on a thief")
+	}
+}
+
+// TestBothPanics: a panic in f or g reaches the caller as a *PanicError with
+// the original value, f's panic wins over g's, and the pool stays usable.
+func TestBothPanics(t *testing.T) {
+	for _, c := range poolCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			errF, errG := errors.New("f"), errors.New("g")
+			cases := []struct {
+				name string
+				f, g func() int
+				want any
+			}{
+				{"f", func() int { panicSite(errF); return 0 }, func() int { return 2 }, errF},
+				{"g", func() int { return 1 }, func() int { panicSite(errG); return 0 }, errG},
+				{"both", func() int { panicSite(errF); return 0 }, func() int { panicSite(errG); return 0 }, errF},
+			}
+			for _, k := range cases {
+				noHang(t, k.name, func() {
+					pe := wantPanicError(t, k.name, func() { par.Both(k.f, k.g, c.opts...) })
+					checkPanicError(t, k.name, pe, k.want)
+				})
+			}
+			if got := fibBoth(15, c.opts...); got != fibPlain(15) {
+				t.Errorf("after panics: fib(15) = %d", got)
+			}
+		})
+	}
+}
+
+// TestBothAllocs: a fork whose g captures a value allocates g's closure and
+// nothing else; with static closures, nothing at all.
+func TestBothAllocs(t *testing.T) {
+	p := newPool(t, par.Workers(1))
+	one := func() int { return 1 }
+	par.For(1, func(int) {
+		if n := testing.AllocsPerRun(1000, func() { par.Both(one, one) }); n != 0 {
+			t.Errorf("Both with static closures: %v allocs per call, want 0", n)
+		}
+		k := 7
+		if n := testing.AllocsPerRun(1000, func() {
+			k++
+			par.Both(one, func() int { return k * 2 })
+		}); n > 1 {
+			t.Errorf("Both with g capturing a value: %v allocs per call, want at most 1", n)
+		}
+	}, par.On(p))
+}
+
+// TestBothClosedPool: on a closed pool Both runs f and g on the caller.
+func TestBothClosedPool(t *testing.T) {
+	p := par.NewPool(par.Workers(2))
+	p.Close()
+	a, b := par.Both(func() int { return 1 }, func() int { return 2 }, par.On(p))
+	if a != 1 || b != 2 {
+		t.Errorf("Both on a closed pool = %d, %d; want 1, 2", a, b)
+	}
+	pe := wantPanicError(t, "closed pool", func() {
+		par.Both(func() int { panicSite("x"); return 0 }, func() int { return 2 }, par.On(p))
+	})
+	checkPanicError(t, "closed pool", pe, "x")
+}
