@@ -27,6 +27,16 @@ func fibParJoin(n, cutoff int) int {
 	return x + y
 }
 
+// fibParBoth is fibParJoin with par.Both: g returns its result, so its
+// closure captures only n and the fork allocates that closure alone.
+func fibParBoth(n, cutoff int) int {
+	if n <= cutoff || n < 2 {
+		return workloads.FibSeq(n)
+	}
+	x, y := par.Both(func() int { return fibParBoth(n-1, cutoff) }, func() int { return fibParBoth(n-2, cutoff) })
+	return x + y
+}
+
 // fibParInvoke is fibParJoin with par.Invoke.
 func fibParInvoke(n, cutoff int) int {
 	if n <= cutoff || n < 2 {
@@ -59,6 +69,7 @@ func fibWork(n, cutoff, handCutoff int, skip ...string) *forkWork {
 		skip: skip,
 		extra: []namedFunc{
 			{"par.Join-direct", func() { got = fibParJoin(n, cutoff) }},
+			{"par.Both-direct", func() { got = fibParBoth(n, cutoff) }},
 			{"par.Invoke-direct", func() { got = fibParInvoke(n, cutoff) }},
 		},
 	}

@@ -233,3 +233,27 @@ func TestShareConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestStealLoneTask: the wait for young tasks (steal.go) delays a steal of
+// a victim's only task but does not prevent it; with two tasks the oldest
+// goes at once.
+func TestStealLoneTask(t *testing.T) {
+	v := shareSlot(t, false)
+	thief := newSlot(v.pool, 1, true)
+	a, b := idTask(1), idTask(2)
+	v.pushPublic(a)
+	if x := thief.stealFrom(v); x != a {
+		t.Fatalf("steal of a lone task that stays = %v, want task 1", x)
+	}
+	v.pushPublic(a)
+	v.pushPublic(b)
+	if x := thief.stealFrom(v); x != a {
+		t.Fatalf("steal with two tasks = %v, want the oldest, task 1", x)
+	}
+	if x := thief.stealFrom(v); x != b {
+		t.Fatalf("steal = %v, want task 2", x)
+	}
+	if x := thief.stealFrom(v); x != nil || !v.want.Load() {
+		t.Fatalf("steal from an empty slot = %v, want %v; want nil and the victim asked", x, v.want.Load())
+	}
+}

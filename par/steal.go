@@ -102,9 +102,29 @@ func (s *slot) stealLongest(l *layout, order []int32) *task {
 	return s.stealFrom(l.workers[best])
 }
 
+// Young tasks. A task that its owner takes back within a few hundred
+// nanoseconds (the g of a Join whose f is tiny) costs more stolen than run
+// in place: the owner then waits for the thief, and the thief pays a cache
+// miss or two for a task that does nothing. So when a victim's deque holds
+// a single task, a thief reads its index, waits about 200 ns, and steals
+// only if the task is still there: top only grows, so an unchanged top
+// means that the same task stayed. Older tasks below a newer one are not
+// delayed, and a range piece, split off because somebody was hungry,
+// lives at least as long as a grain, far longer. The wait is short next to
+// the 10-30 µs of waking a parked worker, and a spinning thief spends it
+// spinning anyway.
+const youngPauses = 7 // spinPause iterations, about 30 ns each here
+
 // stealFrom tries victim v, retrying while it loses races to other thieves
 // (a lost race means the deque was not empty).
 func (s *slot) stealFrom(v *slot) *task {
+	if v.dq.Len() == 1 {
+		top := v.dq.Top()
+		spinPause(youngPauses)
+		if v.dq.Top() != top {
+			return nil // taken meanwhile: it was young, or another thief got it
+		}
+	}
 	for {
 		t, retry := v.dq.Steal()
 		if t != nil {

@@ -41,7 +41,7 @@ func evalGoals(g, g2 *Set) []GoalRow {
 
 	// Invoke / Join fast path.
 	for _, p := range g.Procs() {
-		for _, op := range []string{"Invoke", "Join"} {
+		for _, op := range []string{"Invoke", "Join", "Both"} {
 			name := "Goal_Invoke/op=" + op + "/impl=parloop"
 			ns, ok := g.Median(name, p, "ns/op")
 			if !ok {
@@ -68,7 +68,7 @@ func evalGoals(g, g2 *Set) []GoalRow {
 	}
 
 	// fib(30).
-	for _, impl := range []string{"par.Join", "par.Invoke"} {
+	for _, impl := range []string{"par.Join", "par.Invoke", "par.Both"} {
 		name := "Goal_Fib30/impl=" + impl
 		for _, p := range g.Procs() {
 			r := g.PairedRatios("Goal_Fib30/impl=wg", name, p, "ns/op")

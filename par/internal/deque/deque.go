@@ -394,6 +394,12 @@ func (d *Deque[T]) Steal() (x *T, retry bool) {
 // Len returns the number of elements. Any goroutine may call it. The value
 // is a snapshot that may be stale by the time it is used; it is never
 // negative.
+// Top returns the index of the oldest element, for thieves. It never
+// decreases and grows by one with each element taken from the top, so two
+// equal reads tell a thief that the oldest element stayed in place between
+// them.
+func (d *Deque[T]) Top() int64 { return d.top.Load() }
+
 func (d *Deque[T]) Len() int {
 	// Two separate loads, so the result mixes two moments: it may be
 	// stale in either direction, which a snapshot may be. The owner's

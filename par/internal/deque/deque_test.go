@@ -371,3 +371,42 @@ func show(x *int) string {
 	}
 	return fmt.Sprint(*x)
 }
+
+// TestTopOnlyGrows: Top never decreases, grows by one exactly when an
+// element leaves from the top (a steal, or the owner's pop of the last
+// element), and stays put when the owner pops above other elements.
+func TestTopOnlyGrows(t *testing.T) {
+	for seed := range uint64(100) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		d := newIntDeque(2)
+		vals := make([]int, 64)
+		for range 2000 {
+			before, n := d.Top(), d.Len()
+			switch r := rng.IntN(3); {
+			case r == 0 && n < 60:
+				d.Push(&vals[rng.IntN(len(vals))])
+				if d.Top() != before {
+					t.Fatalf("seed %d: Push moved Top from %d to %d", seed, before, d.Top())
+				}
+			case r == 1:
+				x := d.Pop()
+				want := before
+				if x != nil && n == 1 {
+					want = before + 1
+				}
+				if d.Top() != want {
+					t.Fatalf("seed %d: Pop of %d elements moved Top from %d to %d, want %d", seed, n, before, d.Top(), want)
+				}
+			default:
+				x, _ := d.Steal()
+				want := before
+				if x != nil {
+					want = before + 1
+				}
+				if d.Top() != want {
+					t.Fatalf("seed %d: Steal (got %v) moved Top from %d to %d, want %d", seed, x != nil, before, d.Top(), want)
+				}
+			}
+		}
+	}
+}
