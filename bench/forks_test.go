@@ -37,6 +37,33 @@ func fibParBoth(n, cutoff int) int {
 	return x + y
 }
 
+// fibParBothOf is fibParJoin with par.BothOf: no closures, so with a plain
+// int argument the fork allocates nothing.
+func fibParBothOf(n, cutoff int) int {
+	if n <= cutoff || n < 2 {
+		return workloads.FibSeq(n)
+	}
+	return fibBothOfPlain(n, cutoff)
+}
+
+// fibCutoff is the cutoff fibBothOfPlain uses; BothOf passes a single
+// argument, so the cutoff is a package variable set before each run.
+var fibCutoff = 1
+
+func fibBothOfPlain(n, cutoff int) int {
+	fibCutoff = cutoff
+	x, y := par.BothOf(fibBothOfStep, n-1, fibBothOfStep, n-2)
+	return x + y
+}
+
+func fibBothOfStep(n int) int {
+	if n <= fibCutoff || n < 2 {
+		return workloads.FibSeq(n)
+	}
+	x, y := par.BothOf(fibBothOfStep, n-1, fibBothOfStep, n-2)
+	return x + y
+}
+
 // fibParInvoke is fibParJoin with par.Invoke.
 func fibParInvoke(n, cutoff int) int {
 	if n <= cutoff || n < 2 {
@@ -70,6 +97,7 @@ func fibWork(n, cutoff, handCutoff int, skip ...string) *forkWork {
 		extra: []namedFunc{
 			{"par.Join-direct", func() { got = fibParJoin(n, cutoff) }},
 			{"par.Both-direct", func() { got = fibParBoth(n, cutoff) }},
+			{"par.BothOf-direct", func() { got = fibParBothOf(n, cutoff) }},
 			{"par.Invoke-direct", func() { got = fibParInvoke(n, cutoff) }},
 		},
 	}

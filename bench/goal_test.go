@@ -49,6 +49,8 @@ func BenchmarkGoal_Invoke(b *testing.B) {
 	inBody("Join", func() { par.Join(f, f) })
 	one := func() int { return 1 }
 	inBody("Both", func() { par.Both(one, one) })
+	id := func(x int) int { return x }
+	inBody("BothOf", func() { par.BothOf(id, 1, id, 2) })
 	b.Run("op=outside/impl=parloop", func(b *testing.B) {
 		p := par.Default()
 		m := start(b, p)
@@ -62,7 +64,8 @@ func BenchmarkGoal_Invoke(b *testing.B) {
 // BenchmarkGoal_Fib30: fib(30) forking at every call (1,346,268 forks).
 // Goals: >= 30x faster than wg (a goroutine per fork); at GOMAXPROCS=1,
 // (time - seq)/forks <= 40 ns; at 2 workers >= 1.8x faster than at 1. Each
-// is measured for par.Join, par.Invoke and par.Both.
+// is measured for par.Join, par.Invoke, par.Both
+// and par.BothOf.
 func BenchmarkGoal_Fib30(b *testing.B) {
 	const n = workloads.FibEvery
 	want := workloads.FibValue(n)
@@ -85,6 +88,7 @@ func BenchmarkGoal_Fib30(b *testing.B) {
 	sub("par.Join", par.Default(), func() int { return fibParJoin(n, 1) })
 	sub("par.Invoke", par.Default(), func() int { return fibParInvoke(n, 1) })
 	sub("par.Both", par.Default(), func() int { return fibParBoth(n, 1) })
+	sub("par.BothOf", par.Default(), func() int { return fibParBothOf(n, 1) })
 }
 
 // runLoopOp times op as sub-benchmark name on w's data and verifies w.

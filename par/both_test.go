@@ -140,3 +140,99 @@ func TestBothClosedPool(t *testing.T) {
 	})
 	checkPanicError(t, "closed pool", pe, "x")
 }
+
+func fibBothOf(n int) int {
+	if n < 2 {
+		return n
+	}
+	x, y := par.BothOf(fibBothOf, n-1, fibBothOf, n-2)
+	return x + y
+}
+
+// TestBothOfResults: BothOf on every pool size, with plain and boxed
+// arguments and results, stolen or not.
+func TestBothOfResults(t *testing.T) {
+	type celsius float64 // a named type: boxed, still correct
+	type pair struct {
+		s string
+		n []int
+	}
+	for _, c := range poolCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			noHang(t, "BothOf", func() {
+				par.For(1, func(int) {
+					if got := fibBothOf(22); got != fibPlain(22) {
+						t.Errorf("fib(22) = %d, want %d", got, fibPlain(22))
+					}
+				}, c.opts...)
+				for i := range 100 {
+					a, b := par.BothOf(func(x float64) celsius { return celsius(x) }, float64(i),
+						func(p pair) pair { return pair{p.s + "!", append(p.n, len(p.s))} }, pair{"ab", []int{i}}, c.opts...)
+					if a != celsius(i) || b.s != "ab!" || len(b.n) != 2 || b.n[0] != i || b.n[1] != 2 {
+						t.Fatalf("BothOf = %v, %+v", a, b)
+					}
+					u, v := par.BothOf(func(x int8) bool { return x > 0 }, int8(i), func(z complex128) complex128 { return z * 2 }, complex(float64(i), 1), c.opts...)
+					if !u && i > 0 || v != complex(float64(2*i), 2) {
+						t.Fatalf("BothOf = %v, %v", u, v)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestBothOfStolenG: g runs on a thief, with a plain and a boxed result.
+func TestBothOfStolenG(t *testing.T) {
+	p := newPool(t, par.Workers(2))
+	for i := range 20 {
+		noHang(t, "BothOf with f waiting for g", func() {
+			ran := make(chan struct{})
+			wait := func(c chan struct{}) int { <-c; return 1 }
+			a, b := par.BothOf(wait, ran, func(c chan struct{}) int { close(c); return i }, ran, par.On(p))
+			if a != 1 || b != i {
+				t.Errorf("BothOf = %d, %d; want 1, %d", a, b, i)
+			}
+			ran = make(chan struct{})
+			_, s := par.BothOf(wait, ran, func(c chan struct{}) string { close(c); return fmt.Sprint(i) }, ran, par.On(p))
+			if s != fmt.Sprint(i) {
+				t.Errorf("BothOf = %q, want %q", s, fmt.Sprint(i))
+			}
+		})
+	}
+}
+
+// TestBothOfAllocs: with functions and plain arguments, a fork allocates
+// nothing; a boxed argument costs one allocation.
+func TestBothOfAllocs(t *testing.T) {
+	p := newPool(t, par.Workers(1))
+	double := func(x int) int { return 2 * x }
+	length := func(s string) int { return len(s) }
+	par.For(1, func(int) {
+		k := 0
+		if n := testing.AllocsPerRun(1000, func() { k++; par.BothOf(double, k, double, k+1) }); n != 0 {
+			t.Errorf("BothOf with plain arguments: %v allocs per call, want 0", n)
+		}
+		if got := testing.AllocsPerRun(100, func() { fibBothOf(10) }); got != 0 {
+			t.Errorf("fib(10) on BothOf: %v allocs, want 0", got)
+		}
+		s := "abc"
+		if n := testing.AllocsPerRun(1000, func() { par.BothOf(length, s, length, s) }); n > 1 {
+			t.Errorf("BothOf with a string argument: %v allocs per call, want at most 1", n)
+		}
+	}, par.On(p))
+}
+
+// TestBothOfPanics: panics in f and g, as for Both.
+func TestBothOfPanics(t *testing.T) {
+	for _, c := range poolCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			boom := func(v int) int { panicSite(v); return 0 }
+			id := func(v int) int { return v }
+			noHang(t, "panics", func() {
+				checkPanicError(t, "f", wantPanicError(t, "f", func() { par.BothOf(boom, 1, id, 2, c.opts...) }), 1)
+				checkPanicError(t, "g", wantPanicError(t, "g", func() { par.BothOf(id, 1, boom, 2, c.opts...) }), 2)
+				checkPanicError(t, "both", wantPanicError(t, "both", func() { par.BothOf(boom, 1, boom, 2, c.opts...) }), 1)
+			})
+		})
+	}
+}

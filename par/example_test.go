@@ -168,3 +168,20 @@ func ExampleBoth() {
 	fmt.Println(fib(30))
 	// Output: 832040
 }
+
+func fibonacci(n int) int {
+	if n < 20 {
+		a, b := 0, 1
+		for range n {
+			a, b = b, a+b
+		}
+		return a
+	}
+	x, y := par.BothOf(fibonacci, n-1, fibonacci, n-2) // no closures: a fork allocates nothing
+	return x + y
+}
+
+func ExampleBothOf() {
+	fmt.Println(fibonacci(30))
+	// Output: 832040
+}

@@ -49,7 +49,7 @@ func (s *slot) runFunc(t *task) {
 	s.unflushedPieces++
 	w := t.waiter
 	if t.kind == taskValue {
-		t.out, t.pe = t.value.run(t.fn)
+		t.pe = t.value.run(t)
 	} else {
 		t.pe = catch(t.fn)
 	}
@@ -59,11 +59,18 @@ func (s *slot) runFunc(t *task) {
 	}
 }
 
-// forkTask pushes a task for fn on s and returns it: a Both task when
-// value is not nil (fn is then a func() B, see both), else an Invoke task.
-// A public task goes straight to the deque; else it starts private
-// (share.go).
+// forkTask pushes a task for fn on s and returns it (see newForkTask and
+// pushForkTask).
 func (s *slot) forkTask(fn func(), value valueRunner, public bool) *task {
+	t := s.newForkTask(fn, value)
+	s.pushForkTask(t, public)
+	return t
+}
+
+// newForkTask returns a task for fn, not yet pushed: a Both task when value
+// is not nil (fn is then a func() B or a func(Y) B, see both.go), else an
+// Invoke task.
+func (s *slot) newForkTask(fn func(), value valueRunner) *task {
 	var t *task
 	if k := s.nFreeTasks - 1; k >= 0 { // newTask's fast path, by hand
 		s.nFreeTasks = k
@@ -84,6 +91,12 @@ func (s *slot) forkTask(fn func(), value valueRunner, public bool) *task {
 	if t.waiter != s { // a recycled task usually has it already: no write barrier
 		t.waiter = s
 	}
+	return t
+}
+
+// pushForkTask pushes t: straight to the deque if public, else private
+// unless somebody could use it (share.go).
+func (s *slot) pushForkTask(t *task, public bool) {
 	switch n := s.nPriv; {
 	case !public && n < privMax && !s.want.Load() && (s.dq.Len() != 0 || s.pool.solo.Load()):
 		// pushFork's fast path, by hand: thieves have a task of ours
@@ -105,19 +118,20 @@ func (s *slot) forkTask(fn func(), value valueRunner, public bool) *task {
 	default:
 		s.pushFork(t)
 	}
-	return t
 }
 
 // joinTask completes the fork of t after the inline work: run t inline if
 // it was not stolen, else wait for its thief. It frees t and returns t's
 // panic (a Both result is dropped: joinTask serves Invoke and panic paths).
 func (s *slot) joinTask(t *task) *PanicError {
-	fn, kind, value := t.fn, t.kind, t.value
-	if s.reclaim(t) {
-		if kind == taskValue {
-			_, pe := value.run(fn)
+	if s.take(t) {
+		if t.kind == taskValue {
+			pe := t.value.run(t)
+			s.freeFuncTask(t)
 			return pe
 		}
+		fn := t.fn
+		s.recycleTask(t) // before fn runs: see join2
 		return catch(fn)
 	}
 	pe := t.pe
@@ -137,7 +151,7 @@ func (s *slot) freeFuncTask(t *task) {
 		t.done.Store(false)
 		t.thief.Store(0)
 		t.pe = nil
-		t.out = nil
+		t.resp = nil
 	}
 	s.recycleTask(t) // forkTask took t from s, so s is its home
 }
@@ -155,7 +169,8 @@ func (s *slot) join2(f, g func()) {
 		}
 	}()
 	f()
-	if s.reclaim(t) {
+	if s.take(t) {
+		s.recycleTask(t) // before g runs: g's forks reuse t at the same index, and Push skips the slot store
 		phase = joinInline
 		g()
 		phase = joinDone
@@ -176,14 +191,11 @@ const (
 	joinDone          // returned normally
 )
 
-// reclaim takes back g's task t after f has returned. It reports true when
-// t was not stolen: t is then recycled and the caller runs g inline. Else
-// it waits (running other work) until the thief has run g, and t, holding
-// g's result, is the caller's to read and free.
-//
-// t is recycled before g runs so that g's own forks reuse it at the same
-// deque index, and Push skips the slot store.
-func (s *slot) reclaim(t *task) bool {
+// take takes back g's task t after f has returned. It reports true when
+// t was not stolen: t is the caller's again, to run g inline and recycle t.
+// Else it waits (running other work) until the thief has run g, and t,
+// holding g's result and panic, is the caller's to read and free.
+func (s *slot) take(t *task) bool {
 	var x *task
 	if n := s.nPriv - 1; n >= 0 && s.priv[n] == t && !s.want.Load() {
 		// The fast path: t is on top of the private stack (so not done:
@@ -197,7 +209,6 @@ func (s *slot) reclaim(t *task) bool {
 	}
 	if x == t {
 		s.unflushedPieces++
-		s.recycleTask(t) // not done, so nothing to clear
 		return true
 	}
 	if x != nil {
@@ -216,81 +227,6 @@ func (s *slot) unwindJoin(t *task, phase int, r any) {
 		s.joinTask(t)
 	}
 	panic(pe)
-}
-
-// Both runs f and g, in parallel, and returns f's result and g's. It is Join
-// for functions with results, and as cheap: f runs on the calling goroutine
-// and does not escape, and g's result needs no variable of its own, so a
-// fork whose g captures only values (say n in a recursive fib) allocates
-// just g's closure. The result of a stolen g travels in a box, allocated by
-// the thief. Panics are handled as in Join. Of the options only On is used.
-func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
-	var p *Pool
-	for _, o := range opts {
-		if o.pool != nil {
-			p = o.pool
-		}
-	}
-	s, guest, _ := enter(p)
-	if s == nil {
-		return bothSerial(f, g)
-	}
-	if guest {
-		defer releaseGuest(s) // runs after the join's own deferred function
-	}
-	// join2 with results, in one frame. g travels in the task as a func()
-	// (a func value is one pointer whatever its signature); t.value
-	// remembers B, so that a thief can call g with its real type and box
-	// the result.
-	t := s.forkTask(*(*func())(unsafe.Pointer(&g)), boxResult[B]{}, false)
-	phase := joinForked
-	defer func() {
-		if phase != joinDone {
-			s.unwindJoin(t, phase, recover())
-		}
-	}()
-	a := f()
-	if s.reclaim(t) {
-		phase = joinInline
-		b := g()
-		phase = joinDone
-		return a, b
-	}
-	phase = joinDone
-	pe := t.pe
-	var b B
-	if pe == nil {
-		b = *(*B)(t.out)
-	}
-	s.freeFuncTask(t)
-	if pe != nil {
-		panic(pe)
-	}
-	return a, b
-}
-
-// bothSerial runs f and then g on the caller, g even if f panics, and
-// re-panics the first panic.
-func bothSerial[A, B any](f func() A, g func() B) (a A, b B) {
-	runSerial(func() { a = f() }, func() { b = g() })
-	return a, b
-}
-
-// A valueRunner calls the g of a Both task, whose result type only it
-// knows, and returns the result boxed.
-type valueRunner interface {
-	run(g func()) (out unsafe.Pointer, pe *PanicError)
-}
-
-// boxResult[B] calls g as the func() B it is. It has no fields, so storing
-// it in an interface allocates nothing.
-type boxResult[B any] struct{}
-
-func (boxResult[B]) run(g func()) (unsafe.Pointer, *PanicError) {
-	typed := *(*func() B)(unsafe.Pointer(&g))
-	box := new(B)
-	pe := catch(func() { *box = typed() })
-	return unsafe.Pointer(box), pe
 }
 
 // invokeN runs fns[0] inline and forks the others, fns[1] last so it is

@@ -186,3 +186,17 @@ func BenchmarkMicroBothInBody(b *testing.B) {
 		}
 	})
 }
+
+func microFibBothOf(n int) int {
+	if n < 2 {
+		return n
+	}
+	x, y := BothOf(microFibBothOf, n-1, microFibBothOf, n-2)
+	return x + y
+}
+
+func BenchmarkMicroFibBothOf(b *testing.B) {
+	for b.Loop() {
+		microSink = []int{microFibBothOf(25)}
+	}
+}

@@ -34,10 +34,15 @@ type task struct {
 	thief  atomic.Int32 // id+1 of the slot that stole it, 0 if not stolen
 	pe     *PanicError  // fn's panic, written before done is set
 
-	// Both: fn is g, a func() B; value calls it as one, and a thief leaves
-	// the result in out (a *B), written before done is set
-	value valueRunner
-	out   unsafe.Pointer
+	// Both and BothOf (both.go): fn is g, a func() B or a func(Y) B, and
+	// value calls it as one. g's argument is in argWords if Y is a plain
+	// value (a number or a bool), else boxed in argp; a thief leaves the
+	// result likewise in resWords or boxed in resp, before done is set.
+	value    valueRunner
+	argWords [2]uint64
+	argp     unsafe.Pointer
+	resWords [2]uint64
+	resp     unsafe.Pointer
 
 	home  *slot // the slot whose free list it returns to
 	rnext *task // link in home's remote free list
@@ -108,6 +113,7 @@ func (s *slot) dropClosures() {
 	for _, t := range s.freeTasks[:s.nFreeTasks] {
 		t.fn = nil
 		t.value = nil
+		t.argp = nil
 	}
 }
 

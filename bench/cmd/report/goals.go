@@ -41,14 +41,18 @@ func evalGoals(g, g2 *Set) []GoalRow {
 
 	// Invoke / Join fast path.
 	for _, p := range g.Procs() {
-		for _, op := range []string{"Invoke", "Join", "Both"} {
+		for _, op := range []string{"Invoke", "Join", "Both", "BothOf"} {
 			name := "Goal_Invoke/op=" + op + "/impl=parloop"
 			ns, ok := g.Median(name, p, "ns/op")
 			if !ok {
 				continue
 			}
 			al, _ := g.Median(name, p, "allocs/op")
-			add(GoalRow{Goal: fmt.Sprintf("`par.%s(f, g)`, empty f and g, inside a body", op), Procs: p,
+			call := "(f, g)"
+			if op == "BothOf" {
+				call = "(f, 1, g, 2)"
+			}
+			add(GoalRow{Goal: fmt.Sprintf("`par.%s%s`, empty f and g, inside a body", op, call), Procs: p,
 				Target: "≤ 25 ns, 0 allocs", Measured: fmt.Sprintf("%s, %s allocs", fmtTime(ns), fmtNum(al)),
 				Spread: timeRange(g.Values(name, p, "ns/op")), Samples: g.Count(name, p), Verdict: verdict(ns <= 25 && al == 0)})
 		}
@@ -68,7 +72,7 @@ func evalGoals(g, g2 *Set) []GoalRow {
 	}
 
 	// fib(30).
-	for _, impl := range []string{"par.Join", "par.Invoke", "par.Both"} {
+	for _, impl := range []string{"par.Join", "par.Invoke", "par.Both", "par.BothOf"} {
 		name := "Goal_Fib30/impl=" + impl
 		for _, p := range g.Procs() {
 			r := g.PairedRatios("Goal_Fib30/impl=wg", name, p, "ns/op")

@@ -1,0 +1,160 @@
+package par
+
+import "unsafe"
+
+// Both and BothOf: two-way forks with results.
+//
+// g travels in its task as a func() (a func value is one pointer whatever
+// its signature), and t.value, a zero-size generic valueRunner, remembers
+// g's real type, so that a thief can call it and store the result. Plain
+// values (numbers, bools: no pointers, at most 16 bytes) travel in the
+// task's words; anything else is boxed, which costs an allocation on that
+// path only: g's argument at the fork, g's result when g is stolen.
+
+// Both runs f and g, in parallel, and returns f's result and g's. It is Join
+// for functions with results, and as cheap: f runs on the calling goroutine
+// and does not escape, and g's result needs no variable of its own, so a
+// fork whose g captures only values (n in a recursive fib) allocates just
+// g's closure. Panics are handled as in Join. Of the options only On is
+// used.
+func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
+	s, guest := enterFork(opts)
+	if s == nil {
+		return bothSerial(f, g)
+	}
+	if guest {
+		defer releaseGuest(s) // runs after the join's own deferred function
+	}
+	t := s.newForkTask(*(*func())(unsafe.Pointer(&g)), callResult[B]{})
+	s.pushForkTask(t, false)
+	return bothOn(s, t, f, g)
+}
+
+// BothOf runs f(x) and g(y), in parallel, and returns their results: Both
+// without closures. When f and g are functions rather than closures and y
+// is a plain value (a number or a bool), a fork allocates nothing, so a
+// recursive fib written as
+//
+//	a, b := par.BothOf(fib, n-1, fib, n-2)
+//
+// costs its forks and no garbage. Another y is copied into a box, one
+// allocation per fork.
+func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) (A, B) {
+	s, guest := enterFork(opts)
+	if s == nil {
+		return bothSerial(func() A { return f(x) }, func() B { return g(y) })
+	}
+	if guest {
+		defer releaseGuest(s)
+	}
+	t := s.newForkTask(*(*func())(unsafe.Pointer(&g)), callArgResult[Y, B]{})
+	putWords(&t.argWords, &t.argp, y)
+	s.pushForkTask(t, false)
+	return bothOn(s, t, func() A { return f(x) }, func() B { return g(y) })
+}
+
+// enterFork is enter for Both and BothOf, whose only option is On.
+func enterFork(opts []Option) (s *slot, guest bool) {
+	var p *Pool
+	for _, o := range opts {
+		if o.pool != nil {
+			p = o.pool
+		}
+	}
+	s, guest, _ = enter(p)
+	return s, guest
+}
+
+// bothOn is join2 with results: t, g's task, is pushed; run f, then take t
+// back and run g inline, or wait for the thief and read its result.
+func bothOn[A, B any](s *slot, t *task, f func() A, g func() B) (A, B) {
+	phase := joinForked
+	defer func() {
+		if phase != joinDone {
+			s.unwindJoin(t, phase, recover())
+		}
+	}()
+	a := f()
+	if s.take(t) {
+		s.recycleTask(t)
+		phase = joinInline
+		b := g()
+		phase = joinDone
+		return a, b
+	}
+	phase = joinDone
+	pe := t.pe
+	var b B
+	if pe == nil {
+		b = getWords[B](&t.resWords, t.resp)
+	}
+	s.freeFuncTask(t)
+	if pe != nil {
+		panic(pe)
+	}
+	return a, b
+}
+
+// bothSerial runs f and then g on the caller, g even if f panics, and
+// re-panics the first panic.
+func bothSerial[A, B any](f func() A, g func() B) (a A, b B) {
+	runSerial(func() { a = f() }, func() { b = g() })
+	return a, b
+}
+
+// A valueRunner runs the g of a Both or BothOf task, whose types only it
+// knows, leaving the result in the task.
+type valueRunner interface {
+	run(t *task) *PanicError
+}
+
+// callResult[B] runs the g of a Both task. It has no fields, so storing it
+// in an interface allocates nothing.
+type callResult[B any] struct{}
+
+func (callResult[B]) run(t *task) *PanicError {
+	g := *(*func() B)(unsafe.Pointer(&t.fn))
+	return catch(func() { putWords(&t.resWords, &t.resp, g()) })
+}
+
+// callArgResult[Y, B] runs the g of a BothOf task.
+type callArgResult[Y, B any] struct{}
+
+func (callArgResult[Y, B]) run(t *task) *PanicError {
+	g := *(*func(Y) B)(unsafe.Pointer(&t.fn))
+	y := getWords[Y](&t.argWords, t.argp)
+	return catch(func() { putWords(&t.resWords, &t.resp, g(y)) })
+}
+
+// plain reports whether a T can live in a task's words: no pointers for
+// the GC to see, at most 16 bytes. Named types (type Celsius float64) are
+// not recognised and are boxed: correct, one allocation more.
+func plain[T any]() bool {
+	switch any((*T)(nil)).(type) {
+	case *int, *int8, *int16, *int32, *int64, *uint, *uint8, *uint16, *uint32, *uint64, *uintptr,
+		*float32, *float64, *complex64, *complex128, *bool:
+		return true
+	}
+	return false
+}
+
+// putWords stores v in words when it is plain, else in a new box at *box.
+// The caller owns the task; whoever reads it next is ordered after this by
+// the deque's Push (the argument) or by done (the result).
+func putWords[T any](words *[2]uint64, box *unsafe.Pointer, v T) {
+	if plain[T]() {
+		*(*T)(unsafe.Pointer(words)) = v
+		return
+	}
+	p := new(T)
+	*p = v
+	*box = unsafe.Pointer(p)
+}
+
+// getWords reads what putWords stored.
+func getWords[T any](words *[2]uint64, box unsafe.Pointer) T {
+	if plain[T]() {
+		return *(*T)(unsafe.Pointer(words))
+	}
+	return *(*T)(box)
+}
