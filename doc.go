@@ -9,6 +9,7 @@
 //	out := par.Map(in, f)
 //	sum := par.Reduce(xs, 0.0, func(a, b float64) float64 { return a + b })
 //	par.Join(func() { left() }, func() { right() })
+//	a, b := par.BothOf(fib, n-1, fib, n-2) // a fork with results, no closures
 //	err := par.ForErr(ctx, n, func(ctx context.Context, i int) error { ... })
 //
 // Underneath is a work-stealing pool: one worker thread per usable CPU
