@@ -181,6 +181,50 @@ func TestBothOfResults(t *testing.T) {
 	}
 }
 
+type tnode struct{ l, r *tnode }
+
+func buildTree(depth int) *tnode {
+	if depth == 0 {
+		return &tnode{}
+	}
+	return &tnode{buildTree(depth - 1), buildTree(depth - 1)}
+}
+
+func countLeaves(n *tnode) int {
+	if n.l == nil {
+		return 1
+	}
+	a, b := par.BothOf(countLeaves, n.l, countLeaves, n.r)
+	return a + b
+}
+
+// TestBothOfPointerShapes: pointers, maps, chans and funcs travel as
+// themselves; results come back whether g ran inline or on a thief.
+func TestBothOfPointerShapes(t *testing.T) {
+	for _, c := range poolCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			noHang(t, "pointer shapes", func() {
+				if got := countLeaves(buildTree(12)); got != 1<<12 {
+					t.Errorf("leaves = %d, want %d", got, 1<<12)
+				}
+				m := map[string]int{"a": 1}
+				ch := make(chan int, 1)
+				fn := func() int { return 7 }
+				for range 50 {
+					a, b := par.BothOf(func(m map[string]int) int { return m["a"] }, m, func(ch chan int) chan int { ch <- 3; return ch }, ch, c.opts...)
+					if a != 1 || <-b != 3 {
+						t.Fatalf("map/chan: %d", a)
+					}
+					x, y := par.BothOf(func(f func() int) int { return f() }, fn, func(f func() int) func() int { return f }, fn, c.opts...)
+					if x != 7 || y() != 7 {
+						t.Fatalf("func: %d, %d", x, y())
+					}
+				}
+			})
+		})
+	}
+}
+
 // TestBothOfStolenG: g runs on a thief, with a plain and a boxed result.
 func TestBothOfStolenG(t *testing.T) {
 	p := newPool(t, par.Workers(2))
@@ -196,6 +240,11 @@ func TestBothOfStolenG(t *testing.T) {
 			_, s := par.BothOf(wait, ran, func(c chan struct{}) string { close(c); return fmt.Sprint(i) }, ran, par.On(p))
 			if s != fmt.Sprint(i) {
 				t.Errorf("BothOf = %q, want %q", s, fmt.Sprint(i))
+			}
+			ran = make(chan struct{})
+			_, q := par.BothOf(wait, ran, func(c chan struct{}) *int { close(c); v := i; return &v }, ran, par.On(p))
+			if q == nil || *q != i {
+				t.Errorf("BothOf pointer result = %v, want &%d", q, i)
 			}
 		})
 	}
@@ -214,6 +263,11 @@ func TestBothOfAllocs(t *testing.T) {
 		}
 		if got := testing.AllocsPerRun(100, func() { fibBothOf(10) }); got != 0 {
 			t.Errorf("fib(10) on BothOf: %v allocs, want 0", got)
+		}
+		leaves := func(n *tnode) int { return countLeaves(n) }
+		tree := buildTree(8)
+		if got := testing.AllocsPerRun(100, func() { par.BothOf(leaves, tree.l, leaves, tree.r) }); got != 0 {
+			t.Errorf("tree walk on BothOf with pointer arguments: %v allocs, want 0", got)
 		}
 		s := "abc"
 		if n := testing.AllocsPerRun(1000, func() { par.BothOf(length, s, length, s) }); n > 1 {
