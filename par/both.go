@@ -55,7 +55,24 @@ func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) 
 	t := s.newForkTask(*(*func())(unsafe.Pointer(&g)), callArgResult[Y, B]{})
 	putWords(&t.argWords, &t.argp, y)
 	s.pushForkTask(t, false)
-	return bothOn(s, t, func() A { return f(x) }, func() B { return g(y) })
+	// bothOn, written out: calling f and g directly rather than through
+	// closures saves about 2 ns a fork.
+	phase := joinForked
+	defer func() {
+		if phase != joinDone {
+			s.unwindJoin(t, phase, recover())
+		}
+	}()
+	a := f(x)
+	if s.take(t) {
+		s.recycleTask(t)
+		phase = joinInline
+		b := g(y)
+		phase = joinDone
+		return a, b
+	}
+	phase = joinDone
+	return a, stolenResult[B](s, t)
 }
 
 // enterFork is enter for Both and BothOf, whose only option is On.
@@ -88,6 +105,12 @@ func bothOn[A, B any](s *slot, t *task, f func() A, g func() B) (A, B) {
 		return a, b
 	}
 	phase = joinDone
+	return a, stolenResult[B](s, t)
+}
+
+// stolenResult reads the result of g's task t after its thief ran it, frees
+// t, and re-panics g's panic if it had one.
+func stolenResult[B any](s *slot, t *task) B {
 	pe := t.pe
 	var b B
 	if pe == nil {
@@ -97,7 +120,7 @@ func bothOn[A, B any](s *slot, t *task, f func() A, g func() B) (A, B) {
 	if pe != nil {
 		panic(pe)
 	}
-	return a, b
+	return b
 }
 
 // bothSerial runs f and then g on the caller, g even if f panics, and

@@ -200,3 +200,12 @@ func BenchmarkMicroFibBothOf(b *testing.B) {
 		microSink = []int{microFibBothOf(25)}
 	}
 }
+
+func BenchmarkMicroBothOfInBody(b *testing.B) {
+	id := func(x int) int { return x }
+	For(1, func(int) {
+		for b.Loop() {
+			BothOf(id, 1, id, 2)
+		}
+	})
+}
