@@ -52,13 +52,14 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 	}()
 	cur := int64(t.lo)
 	pc := f.newPacer()
-	t0 := cputicks()
+	t0 := f.firstTick(s)
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := min(cur+pc.grain, int64(t.hi))
 		f.call(int(cur), int(end))
 		t0 = f.afterGrain(s, t, &pc, f, (*slot).newJoin, end, end-cur, t0)
 		cur = end
 	}
+	f.lastTick(s, t0)
 }
 
 // call runs the body over [lo, hi).

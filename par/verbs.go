@@ -64,9 +64,10 @@ func doRange(opts []Option, n int, b rangeBody) error {
 	var t0 int64
 	if guest {
 		t0 = cputicks()
+		f.startTicks = t0
 	}
 	runRange(s, f, n)
-	pe, err := f.pe.Load(), f.err
+	pe, err, t1 := f.pe.Load(), f.err, f.endTicks
 	*f = rangeFrame{}
 	if s.frame == nil {
 		s.frame = f
@@ -74,7 +75,10 @@ func doRange(opts []Option, n int, b rangeBody) error {
 		framePool.Put(f)
 	}
 	if guest {
-		s.stats.busyNs.Add(ticksToNs(cputicks() - t0))
+		if t1 < t0 { // the owner ran no grain (all stolen, or stopped at once)
+			t1 = cputicks()
+		}
+		s.stats.busyNs.Add(ticksToNs(t1 - t0))
 		releaseGuest(s)
 	}
 	if pe != nil {
