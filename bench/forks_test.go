@@ -43,18 +43,13 @@ func fibParBothOf(n, cutoff int) int {
 	if n <= cutoff || n < 2 {
 		return workloads.FibSeq(n)
 	}
-	return fibBothOfPlain(n, cutoff)
+	fibCutoff = cutoff
+	return fibBothOfStep(n)
 }
 
-// fibCutoff is the cutoff fibBothOfPlain uses; BothOf passes a single
+// fibCutoff is the cutoff fibBothOfStep uses; BothOf passes a single
 // argument, so the cutoff is a package variable set before each run.
 var fibCutoff = 1
-
-func fibBothOfPlain(n, cutoff int) int {
-	fibCutoff = cutoff
-	x, y := par.BothOf(fibBothOfStep, n-1, fibBothOfStep, n-2)
-	return x + y
-}
 
 func fibBothOfStep(n int) int {
 	if n <= fibCutoff || n < 2 {

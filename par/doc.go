@@ -26,7 +26,9 @@
 //     join with pending = 2; the half that finishes last continues upward,
 //     combining Reduce results in index order, and the root completes the
 //     call and posts the caller's token.
-//   - invoke.go: Invoke, Join and Both. Push g, run f, pop: if g is still
+//   - invoke.go, both.go: Invoke and Join; Both and BothOf, the forks
+//     with results (g and its argument travel in the task, so BothOf needs
+//     no closure). Push g, run f, pop: if g is still
 //     there, run it inline (no allocation, no shared write beyond the own
 //     deque); if it was stolen, help (own deque, then steal, the thief
 //     first) until it is done.

@@ -46,6 +46,14 @@ func poolCases(t testing.TB) []poolCase {
 	return cs
 }
 
+// defaultAndFour returns the default pool and a fresh pool of 4 workers:
+// the cases of the tests that load a pool with many concurrent callers.
+func defaultAndFour(t testing.TB) []poolCase {
+	t.Helper()
+	p := newPool(t, par.Workers(4))
+	return []poolCase{{name: "default"}, {name: "workers=4", opts: []par.Option{par.On(p)}, pool: p}}
+}
+
 // with returns the case's options followed by extra ones.
 func (c poolCase) with(extra ...par.Option) []par.Option {
 	return append(append([]par.Option(nil), c.opts...), extra...)

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// Invoke, Join and Both.
+// Invoke and Join (Both and BothOf, the forks with results, are in both.go).
 //
 // The fork fast path, on a slot s: push a task for g, run f inline, pop. If
 // the pop returns g's task, nobody stole it: run g inline too. The push goes
@@ -94,32 +94,6 @@ func (s *slot) newForkTask(fn func(), value valueRunner) *task {
 	return t
 }
 
-// pushForkTask pushes t: straight to the deque if public, else private
-// unless somebody could use it (share.go).
-func (s *slot) pushForkTask(t *task, public bool) {
-	switch n := s.nPriv; {
-	case !public && n < privMax && !s.want.Load() && (s.dq.Len() != 0 || s.pool.solo.Load()):
-		// pushFork's fast path, by hand: thieves have a task of ours
-		// already (or there are no worker threads to take one), and
-		// none asked for more.
-		if s.priv[n] != t {
-			s.priv[n] = t
-		}
-		s.nPriv = n + 1
-	case n == 0:
-		// Public, with nothing private to share first: pushPublic's
-		// fast path, by hand.
-		s.dq.Push(t)
-		s.clearWant()
-		s.pool.notify()
-	case public:
-		s.pushPublic(t)
-		s.pool.notify()
-	default:
-		s.pushFork(t)
-	}
-}
-
 // joinTask completes the fork of t after the inline work: run t inline if
 // it was not stolen, else wait for its thief. It frees t and returns t's
 // panic (a Both result is dropped: joinTask serves Invoke and panic paths).
@@ -139,8 +113,8 @@ func (s *slot) joinTask(t *task) *PanicError {
 	return pe
 }
 
-// freeFuncTask recycles an Invoke task. Only the fields that a run through
-// a thief sets (done, thief, pe, out) need clearing; the rest is
+// freeFuncTask recycles an Invoke, Both or BothOf task. Only the fields
+// that a run through a thief sets (done, thief, pe, resp) need clearing; the rest is
 // overwritten by forkTask. fn is left in place: clearing it would be a
 // second pointer write per fork, each one a GC write barrier while the
 // collector marks (which, for a program that forks a lot, is much of the

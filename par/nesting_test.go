@@ -113,10 +113,10 @@ func TestFibJoinGoroutineBound(t *testing.T) {
 	if testing.Short() {
 		n, want = 16, 987
 	}
-	p := newPool(t, par.Workers(4))
-	for _, pc := range []poolCase{{name: "default"}, {name: "workers=4", opts: []par.Option{par.On(p)}, pool: p}} {
+	cases := defaultAndFour(t)
+	for _, pc := range cases {
 		baseline := runtime.NumGoroutine()
-		workers := max(p.Workers(), par.Default().Workers())
+		workers := max(cases[1].pool.Workers(), par.Default().Workers())
 		var gauge maxGauge
 		var got int
 		noHang(t, "fib", func() {

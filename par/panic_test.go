@@ -273,8 +273,7 @@ func TestConcurrentPanics(t *testing.T) {
 	if testing.Short() {
 		callers = 50
 	}
-	p := newPool(t, par.Workers(4))
-	for _, pc := range []poolCase{{name: "default"}, {name: "workers=4", opts: []par.Option{par.On(p)}, pool: p}} {
+	for _, pc := range defaultAndFour(t) {
 		var wg sync.WaitGroup
 		errs := make(chan string, callers)
 		for c := range callers {

@@ -292,8 +292,7 @@ func TestThousandConcurrentCallers(t *testing.T) {
 	if testing.Short() {
 		callers = 200
 	}
-	p := newPool(t, par.Workers(4))
-	for _, pc := range []poolCase{{name: "default"}, {name: "workers=4", opts: []par.Option{par.On(p)}, pool: p}} {
+	for _, pc := range defaultAndFour(t) {
 		var wg sync.WaitGroup
 		for c := range callers {
 			wg.Go(func() {

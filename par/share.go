@@ -60,8 +60,32 @@ package par
 // shares the oldest half first.
 const privMax = 32
 
-// pushFork puts t, a Join or Both task, on s's private stack, and shares if
-// somebody could use the work.
+// pushForkTask pushes a fork's task t: to the deque if public, else on
+// the private stack. The first case is the fork fast path: thieves have a
+// task of s's already (or there are no worker threads to take one) and
+// none asked for more, so t stays private and nothing is shared.
+func (s *slot) pushForkTask(t *task, public bool) {
+	n := s.nPriv
+	if !public && n < privMax && !s.want.Load() && (s.dq.Len() != 0 || s.pool.solo.Load()) {
+		if s.priv[n] != t { // a recycled task at the same depth: no store, no write barrier
+			s.priv[n] = t
+		}
+		s.nPriv = n + 1
+		return
+	}
+	if public || n == 0 {
+		// Public, or private but shared at once (nothing older is private,
+		// so sharing half the stack would share t alone).
+		s.pushPublic(t)
+		s.pool.notify()
+		return
+	}
+	s.pushFork(t)
+}
+
+// pushFork is pushForkTask's slow path for a private task when s holds
+// private tasks already: the stack is full, or somebody could use the work.
+// It puts t on the private stack and shares the oldest half.
 func (s *slot) pushFork(t *task) {
 	n := s.nPriv
 	if n == privMax {
@@ -77,13 +101,15 @@ func (s *slot) pushFork(t *task) {
 	}
 }
 
-// pushPublic pushes t where thieves can take it at once. The caller
+// pushPublic pushes t where thieves can take it at once, after sharing
+// everything private (P1), and clears want: s offered work. The caller
 // notifies.
 func (s *slot) pushPublic(t *task) {
 	if s.nPriv > 0 {
 		s.share(s.nPriv)
 	}
 	s.dq.Push(t)
+	s.clearWant()
 }
 
 // popLocal pops s's newest task: private first, then the deque.
