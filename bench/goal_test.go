@@ -84,6 +84,10 @@ func BenchmarkGoal_Fib30(b *testing.B) {
 		})
 	}
 	sub("seq", nil, func() int { return workloads.FibSeq(n) })
+	// The machine's ceiling, not a goal: two sequential copies at once, on
+	// two goroutines. At P=2, 2 × seq / seq-x2 is the best speedup any
+	// scheduler could show in this round (ns/op is per pair of copies).
+	sub("seq-x2", nil, func() int { return bothSeq(func() int { return workloads.FibSeq(n) }) })
 	sub("wg", nil, func() int { return workloads.FibJoin(n, 1, peers.WaitGroupJoin) })
 	sub("par.Join", par.Default(), func() int { return fibParJoin(n, 1) })
 	sub("par.Invoke", par.Default(), func() int { return fibParInvoke(n, 1) })
@@ -106,23 +110,65 @@ func runLoopOp(b *testing.B, name string, w *workloads.Loop, pool *par.Pool, op 
 
 // goalLoop runs the A/B pairs of a loop goal: seq-func against par.For, the
 // plain loop against par.ForRange. Names are pair=.../impl=base|parloop, so
-// that "benchstat -col /impl" compares each pair.
-func goalLoop(b *testing.B, w *workloads.Loop) {
+// that "benchstat -col /impl" compares each pair. With halves, each pair
+// also runs impl=halves, for scale: two goroutines each running the base
+// loop over half the range, a static split with no scheduler at all (near
+// the machine's best when both CPUs are free; behind a dynamic split when
+// one is not).
+func goalLoop(b *testing.B, w *workloads.Loop, halves bool) {
 	sub := func(name string, pool *par.Pool, op func()) { runLoopOp(b, name, w, pool, op) }
+	seqFunc := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w.Elem(i)
+		}
+	}
 	sub("pair=For-vs-seq-func/impl=base", nil, func() { peers.SeqFunc(w.N, w.Elem, nil) })
 	sub("pair=For-vs-seq-func/impl=parloop", par.Default(), func() { par.For(w.N, w.Elem) })
+	if halves {
+		sub("pair=For-vs-seq-func/impl=halves", nil, func() { inHalves(w.N, seqFunc) })
+	}
 	sub("pair=ForRange-vs-seq/impl=base", nil, w.Plain)
 	sub("pair=ForRange-vs-seq/impl=parloop", par.Default(), func() { par.ForRange(w.N, w.Range) })
+	if halves {
+		sub("pair=ForRange-vs-seq/impl=halves", nil, func() { inHalves(w.N, w.Range) })
+	}
+}
+
+// inTwo runs part(0) on a new goroutine and part(1) on this one.
+func inTwo(part func(k int)) {
+	done := make(chan struct{})
+	go func() {
+		part(0)
+		close(done)
+	}()
+	part(1)
+	<-done
+}
+
+// inHalves runs body(0, n/2) and body(n/2, n) on two goroutines.
+func inHalves(n int, body func(lo, hi int)) {
+	inTwo(func(k int) { body(k*(n/2), n/2+k*(n-n/2)) })
+}
+
+// bothSeq runs f on two goroutines at once; both must return the same
+// value, which it returns.
+func bothSeq(f func() int) int {
+	var r [2]int
+	inTwo(func(k int) { r[k] = f() })
+	if r[0] != r[1] {
+		return -1
+	}
+	return r[0]
 }
 
 // BenchmarkGoal_Tiny: n = 1000, a[i] = 2*i. Goals: par.For <= 1.5x seq-func,
 // par.ForRange <= 1.5x the plain loop.
-func BenchmarkGoal_Tiny(b *testing.B) { goalLoop(b, workloads.Tiny(workloads.TinyN)) }
+func BenchmarkGoal_Tiny(b *testing.B) { goalLoop(b, workloads.Tiny(workloads.TinyN), false) }
 
 // BenchmarkGoal_Uniform: n = 10M, a[i] = sqrt(i). Goals at 2 workers:
 // par.For >= 1.9x faster than seq-func, par.ForRange >= 1.9x faster than the
-// plain loop.
-func BenchmarkGoal_Uniform(b *testing.B) { goalLoop(b, workloads.UniformInto(uniformBuf())) }
+// plain loop. impl=halves is a static split by hand, for scale (see goalLoop).
+func BenchmarkGoal_Uniform(b *testing.B) { goalLoop(b, workloads.UniformInto(uniformBuf()), true) }
 
 // BenchmarkGoal_Mandelbrot: 1024x1024 over rows. Goal at 2 workers: par.For
 // >= 1.85x faster than the plain loop.
@@ -131,6 +177,15 @@ func BenchmarkGoal_Mandelbrot(b *testing.B) {
 	sub := func(name string, pool *par.Pool, op func()) { runLoopOp(b, name, w, pool, op) }
 	sub("pair=For-vs-seq/impl=base", nil, w.Plain)
 	sub("pair=For-vs-seq/impl=parloop", par.Default(), func() { par.For(w.N, w.Elem) })
+	// For scale: two goroutines taking every other row, a static split
+	// that balances the set's uneven rows without a scheduler.
+	sub("pair=For-vs-seq/impl=halves", nil, func() {
+		inTwo(func(k int) {
+			for i := k; i < w.N; i += 2 {
+				w.Elem(i)
+			}
+		})
+	})
 }
 
 // BenchmarkGoal_ForAllocs: par.For allocates at most 2 objects per call

@@ -105,6 +105,14 @@ func evalGoals(g, g2 *Set) []GoalRow {
 				Measured: fmtX(med) + " faster", Spread: sp, Samples: len(r), Verdict: verdict(med >= 1.8)})
 		}
 	}
+	if r := g.PairedRatios("Goal_Fib30/impl=seq", "Goal_Fib30/impl=seq-x2", 2, "ns/op"); len(r) > 0 {
+		for i := range r {
+			r[i] *= 2 // seq-x2 times a pair of copies
+		}
+		med, sp := ratioSummary(r)
+		add(GoalRow{Goal: "fib(30), the machine's ceiling for 2 against 1: two sequential copies at once against one (throughput)", Procs: 2,
+			Target: "–", Measured: fmtX(med), Spread: sp, Samples: len(r), Verdict: "info"})
+	}
 	if wg, ok := g.Median("Goal_Fib30/impl=wg", g.MaxProcs(), "ns/op"); ok {
 		seq, _ := g.Median("Goal_Fib30/impl=seq", g.MaxProcs(), "ns/op")
 		add(GoalRow{Goal: "fib(30): goroutine per fork (`wg`), for scale", Procs: g.MaxProcs(), Target: "–",
@@ -132,6 +140,11 @@ func evalGoals(g, g2 *Set) []GoalRow {
 				row.Target, row.Measured, row.Verdict = fmt.Sprintf("≤ %.1f× the time", target), fmtX(med)+" the time", verdict(med <= target)
 			}
 			add(row)
+			if r := s.PairedRatios(base, top+"/pair="+pair+"/impl=halves", p, "ns/op"); speedup && len(r) > 0 {
+				med, sp := ratioSummary(r)
+				add(GoalRow{Goal: "for scale, the row above's base loop split statically in two by hand, on two goroutines (no scheduler; a busy CPU holds it back)", Procs: p,
+					Target: "–", Measured: fmtX(med) + " faster", Spread: sp, Samples: len(r), Verdict: "info"})
+			}
 		}
 	}
 	pairs(g, "Goal_Tiny", "For-vs-seq-func", "tiny n=1000: `par.For` against the loop calling the same func value", g.Procs(), 1.5, false)
