@@ -205,7 +205,14 @@ func TestLinearizable(t *testing.T) {
 	}
 	t.Logf("%d histories: %d with overlapping operations across goroutines, %d with a ring growth, %d lost races",
 		runs, overlapping, grew, retries)
-	if overlapping == 0 {
+	switch {
+	case overlapping > 0:
+	case runtime.GOMAXPROCS(0) == 1:
+		// One P runs one goroutine at a time, and an operation is too
+		// short to be preempted in the middle: the histories are
+		// sequential. TestSchedulesExhaustive covers the interleavings.
+		t.Log("GOMAXPROCS=1: no overlapping histories, as expected")
+	default:
 		t.Error("no history had overlapping operations: the test checks nothing concurrent")
 	}
 }
