@@ -147,7 +147,47 @@ func BenchmarkQuicksort(b *testing.B) {
 			clear(a)
 			return err
 		},
+		extra: []namedFunc{{"par.Join-direct", func() { qsortParJoin(a) }}},
 	})
+}
+
+// qsortParJoin is workloads.QsortJoin at cutoff QsortLeaf with par.Join
+// called directly, as a user would write it: f's closure then stays on the
+// stack (Join does not keep f), and only g's escapes. Through the Joiner func
+// value, escape analysis must assume both escape.
+func qsortParJoin(a []int) {
+	if len(a) <= workloads.QsortLeaf {
+		workloads.QsortLeafSort(a)
+		return
+	}
+	p := workloads.QsortPartition(a)
+	lo, hi := a[:p], a[p:]
+	par.Join(func() { qsortParJoin(lo) }, func() { qsortParJoin(hi) })
+}
+
+// treeCount is a subtree's node count and value sum, one value for par.Both.
+type treeCount struct{ n, sum uint64 }
+
+// treeParBoth is workloads.Tree.Join with no cutoff and par.Both called
+// directly: g returns its half's counts, so its closure is the fork's only
+// allocation (the Joiner version also allocates f's closure and the array
+// both write into).
+func treeParBoth(t *workloads.Tree, h uint64, depth int) treeCount {
+	c := treeKidsParBoth(t, h, depth, 0, t.Kids(h, depth))
+	return treeCount{c.n + 1, c.sum + t.Visit(h)}
+}
+
+func treeKidsParBoth(t *workloads.Tree, h uint64, depth, lo, hi int) treeCount {
+	switch hi - lo {
+	case 0:
+		return treeCount{}
+	case 1:
+		return treeParBoth(t, workloads.Child(h, lo), depth+1)
+	}
+	mid := int(uint(lo+hi) / 2)
+	x, y := par.Both(func() treeCount { return treeKidsParBoth(t, h, depth, lo, mid) },
+		func() treeCount { return treeKidsParBoth(t, h, depth, mid, hi) })
+	return treeCount{x.n + y.n, x.sum + y.sum}
 }
 
 var treeWant = sync.OnceValues(func() (uint64, uint64) { t := tree(); return t.Seq(t.Root(), 0) })
@@ -168,6 +208,7 @@ func BenchmarkTreeWalk(b *testing.B) {
 			}
 			n, sum = t.Join(t.Root(), 0, cut, join)
 		},
+		extra: []namedFunc{{"par.Both-direct", func() { c := treeParBoth(t, t.Root(), 0); n, sum = c.n, c.sum }}},
 		verify: func() error {
 			if n != wantN || sum != wantSum {
 				return fmt.Errorf("tree walk: %d nodes, sum %x; want %d, %x", n, sum, wantN, wantSum)

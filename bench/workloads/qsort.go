@@ -47,6 +47,14 @@ func QsortJoin(a []int, cutoff int, join Joiner) {
 	join(func() { QsortJoin(lo, cutoff, join) }, func() { QsortJoin(hi, cutoff, join) })
 }
 
+// QsortPartition partitions a (len(a) > QsortLeaf) as the sorts above do
+// and returns the split point p, 0 < p < len(a), with every a[:p] <= every
+// a[p:]. For callers that fork without a Joiner.
+func QsortPartition(a []int) int { return partition(a) }
+
+// QsortLeafSort sorts a slice of at most QsortLeaf elements.
+func QsortLeafSort(a []int) { insertion(a) }
+
 // partition is Hoare's scheme around a median of three; it returns p with
 // 0 < p < len(a), every a[:p] <= every a[p:].
 func partition(a []int) int {

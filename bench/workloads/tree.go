@@ -92,6 +92,17 @@ func (t *Tree) kidsJoin(h uint64, depth, lo, hi, cutDepth int, join Joiner) (n, 
 	return r[0] + r[2], r[1] + r[3]
 }
 
+// Kids is the number of children of node h at depth, Child the hash of its
+// i-th child and Visit the work done at a node (its value): the pieces of
+// Seq and Join, for callers that fork without a Joiner.
+func (t *Tree) Kids(h uint64, depth int) int { return t.kids(h, depth) }
+
+// Child returns the hash of the i-th child of node h.
+func Child(h uint64, i int) uint64 { return child(h, i) }
+
+// Visit does the work of node h and returns its value.
+func (t *Tree) Visit(h uint64) uint64 { return spin(h, t.Work) }
+
 // Depth is the depth of the deepest node.
 func (t *Tree) Depth(h uint64, depth int) int {
 	d := depth
