@@ -128,6 +128,13 @@ func microFibJoin(n int) int {
 	return x + y
 }
 
+// benchFib25 times fib(25) computed by fib.
+func benchFib25(b *testing.B, fib func(int) int) {
+	for b.Loop() {
+		microSink = []int{fib(25)}
+	}
+}
+
 var microEscape func()
 
 //go:noinline
@@ -146,23 +153,11 @@ func microFibAlloc(n int) int {
 	return x + y
 }
 
-func BenchmarkMicroFibSeq(b *testing.B) {
-	for b.Loop() {
-		microSink = []int{microFibSeq(25)}
-	}
-}
+func BenchmarkMicroFibSeq(b *testing.B) { benchFib25(b, microFibSeq) }
 
-func BenchmarkMicroFibAllocOnly(b *testing.B) {
-	for b.Loop() {
-		microSink = []int{microFibAlloc(25)}
-	}
-}
+func BenchmarkMicroFibAllocOnly(b *testing.B) { benchFib25(b, microFibAlloc) }
 
-func BenchmarkMicroFibJoin(b *testing.B) {
-	for b.Loop() {
-		microSink = []int{microFibJoin(25)}
-	}
-}
+func BenchmarkMicroFibJoin(b *testing.B) { benchFib25(b, microFibJoin) }
 
 func microFibBoth(n int) int {
 	if n < 2 {
@@ -172,11 +167,7 @@ func microFibBoth(n int) int {
 	return x + y
 }
 
-func BenchmarkMicroFibBoth(b *testing.B) {
-	for b.Loop() {
-		microSink = []int{microFibBoth(25)}
-	}
-}
+func BenchmarkMicroFibBoth(b *testing.B) { benchFib25(b, microFibBoth) }
 
 func BenchmarkMicroBothInBody(b *testing.B) {
 	f := func() int { return 1 }
@@ -195,11 +186,7 @@ func microFibBothOf(n int) int {
 	return x + y
 }
 
-func BenchmarkMicroFibBothOf(b *testing.B) {
-	for b.Loop() {
-		microSink = []int{microFibBothOf(25)}
-	}
-}
+func BenchmarkMicroFibBothOf(b *testing.B) { benchFib25(b, microFibBothOf) }
 
 func BenchmarkMicroBothOfInBody(b *testing.B) {
 	id := func(x int) int { return x }

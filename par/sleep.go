@@ -141,10 +141,10 @@ func (p *Pool) unlist(s *slot) (woken bool) {
 	return true
 }
 
-// park puts s (a worker, or a guest waiting in helpUntil) to sleep until it is woken (steps 1 to 3 above). It
-// returns a task if the re-check found one. done, if not nil, is a wait
-// condition that also ends the sleep. woken reports that s was woken by a
-// waker and is now counted as spinning.
+// park puts s (a worker, or a guest waiting in helpUntil) to sleep until it
+// is woken (steps 1 to 3 above). It returns a task if the re-check found
+// one. done, if not nil, is a wait condition that also ends the sleep.
+// woken reports that s was woken by a waker and is now counted as spinning.
 func (s *slot) park(done *atomic.Bool) (t *task, woken bool) {
 	p := s.pool
 	p.list(s)
