@@ -1,6 +1,8 @@
 package par
 
 import (
+	"io/fs"
+
 	"github.com/parloop/parloop/par/internal/topology"
 )
 
@@ -21,17 +23,18 @@ type Machine struct {
 // flat, runtime.NumCPU() CPUs with no structure.
 func HostMachine() *Machine { return &Machine{t: topology.Host()} }
 
-// ReadMachine reads a captured machine: root is a directory holding the
-// machine's "sys" and "proc" trees, or a tar archive of them (.tar.bz2,
-// .tar.gz or .tar, such as hwloc's test captures). The affinity mask
-// (proc/self/status) and the cgroup cpuset and CPU quota are taken from the
-// capture where it has them. The machine is simulated: a pool placed on it
-// uses its CPU ids for placement and victim orders but pins nothing.
-func ReadMachine(root string) (*Machine, error) {
-	fsys, err := topology.OpenRoot(root)
-	if err != nil {
-		return nil, err
-	}
+// ReadMachine reads a captured machine from fsys, whose root holds the
+// machine's "sys" and "proc" trees as they were under "/"
+// (sys/devices/system/cpu, proc/cpuinfo and so on).
+// [github.com/parloop/parloop/par/capture.Open] opens a directory or a tar
+// archive of them, such as hwloc's test captures, as an fs.FS; an embed.FS
+// or an fstest.MapFS serves as well. The affinity mask (proc/self/status)
+// and the cgroup cpuset and CPU quota are taken from the capture where it
+// has them. Missing or malformed files fall back as they do for
+// HostMachine; a tree with neither sysfs CPU information nor proc/cpuinfo
+// is an error. The machine is simulated: a pool placed on it uses its CPU
+// ids for placement and victim orders but pins nothing.
+func ReadMachine(fsys fs.FS) (*Machine, error) {
 	t, err := topology.Read(fsys)
 	if err != nil {
 		return nil, err

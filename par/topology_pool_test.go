@@ -1,24 +1,26 @@
 package par
 
 import (
-	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/parloop/parloop/par/capture"
 )
 
-// capturesDir holds hwloc's captured machines (see the README); tests read
-// the tarballs in place.
-const capturesDir = "../../shared/topologies/"
+// capturesDir holds hwloc's captured machines (see its README.md); tests
+// read the tarballs in place, and a missing one fails them.
+const capturesDir = "internal/topology/testdata"
 
 func readCapture(t *testing.T, name string) *Machine {
 	t.Helper()
-	path := capturesDir + name + ".tar.bz2"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("capture not available: %v", err)
+	fsys, err := capture.Open(filepath.Join(capturesDir, name+".tar.bz2"))
+	if err != nil {
+		t.Fatalf("capture %s: %v", name, err)
 	}
-	m, err := ReadMachine(path)
+	m, err := ReadMachine(fsys)
 	if err != nil {
 		t.Fatalf("ReadMachine(%s): %v", name, err)
 	}

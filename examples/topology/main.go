@@ -2,14 +2,16 @@
 // and the placement of a pool's workers on it.
 //
 // With no flag it reads the machine it runs on. With -root PATH it reads a
-// captured tree instead of "/": PATH is a directory holding the machine's
-// "sys" and "proc", or a tar archive of them (.tar.bz2, as in hwloc's test
-// suite). The affinity mask and cgroup limits then come from the capture
-// where it has them, and the pool is simulated: it takes the capture's CPU
-// ids and pins nothing.
+// captured tree instead of "/" (with capture.Open, then par.ReadMachine):
+// PATH is a directory holding the machine's "sys" and "proc", or a tar
+// archive of them (.tar.bz2, .tar.gz or .tar, as in hwloc's test suite; a
+// few of hwloc's captures are in par/internal/topology/testdata). The
+// affinity mask and cgroup limits then come from the capture where it has
+// them, and the pool is simulated: it takes the capture's CPU ids and pins
+// nothing. From the repository's root:
 //
 //	go run ./examples/topology
-//	go run ./examples/topology -root ../shared/topologies/64amd64-4s2n4ca2co.tar.bz2
+//	go run ./examples/topology -root par/internal/topology/testdata/64amd64-4s2n4ca2co.tar.bz2
 //
 // The output ends with one line, exactly
 //
@@ -26,6 +28,7 @@ import (
 	"os"
 
 	"github.com/parloop/parloop/par"
+	"github.com/parloop/parloop/par/capture"
 )
 
 func main() {
@@ -37,7 +40,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("topology", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	root := fl.String("root", "", "read the captured tree at `PATH` (a directory or a .tar.bz2) instead of /")
+	root := fl.String("root", "", "read the captured tree at `PATH` (a directory or a .tar.bz2, .tar.gz or .tar) instead of /")
 	workers := fl.Int("workers", 0, "show the placement of a pool of `N` workers (default: GOMAXPROCS on this machine, all usable CPUs of a capture)")
 	if err := fl.Parse(args); err != nil {
 		return 2
@@ -51,8 +54,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *root == "" {
 		m = par.HostMachine()
 	} else {
-		var err error
-		if m, err = par.ReadMachine(*root); err != nil {
+		fsys, err := capture.Open(*root)
+		if err == nil {
+			m, err = par.ReadMachine(fsys)
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "topology: %v\n", err)
 			return 1
 		}

@@ -13,12 +13,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/parloop/parloop/par/capture"
 )
 
-// capturesDir holds hwloc's test captures: NAME.tar.bz2 is a machine's /sys
-// and /proc, NAME.console lstopo's view of it, or NAME.xml where there is
-// no console.
-const capturesDir = "../../../../shared/topologies"
+// capturesDir holds hwloc's test captures (see its README.md): NAME.tar.bz2
+// is a machine's /sys and /proc, NAME.console lstopo's view of it, or
+// NAME.xml where there is no console. A missing capture fails the tests.
+const capturesDir = "testdata"
+
+// numCaptures is how many captures capturesDir holds, so that a lost file
+// cannot make the tests over all of them pass vacuously.
+const numCaptures = 8
 
 // expected is hwloc's view of a capture, parsed from its .console or .xml.
 type expected struct {
@@ -40,8 +46,8 @@ func (e *expected) count(typ string) int { return len(e.sets[typ]) }
 func captureNames(t testing.TB) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(capturesDir, "*.tar.bz2"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no captures in %s: %v", capturesDir, err)
+	if err != nil || len(files) != numCaptures {
+		t.Fatalf("%d captures in %s, want %d: %v", len(files), capturesDir, numCaptures, err)
 	}
 	var out []string
 	for _, f := range files {
@@ -56,7 +62,7 @@ var archiveCache sync.Map // name -> func() (fs.FS, error)
 func captureFS(t testing.TB, name string) fs.FS {
 	t.Helper()
 	f, _ := archiveCache.LoadOrStore(name, sync.OnceValues(func() (fs.FS, error) {
-		return FromArchive(filepath.Join(capturesDir, name+".tar.bz2"))
+		return capture.Open(filepath.Join(capturesDir, name+".tar.bz2"))
 	}))
 	fsys, err := f.(func() (fs.FS, error))()
 	if err != nil {
@@ -72,7 +78,7 @@ func prefetchCaptures(t testing.TB) {
 	for _, name := range captureNames(t) {
 		wg.Go(func() {
 			f, _ := archiveCache.LoadOrStore(name, sync.OnceValues(func() (fs.FS, error) {
-				return FromArchive(filepath.Join(capturesDir, name+".tar.bz2"))
+				return capture.Open(filepath.Join(capturesDir, name+".tar.bz2"))
 			}))
 			_, _ = f.(func() (fs.FS, error))()
 		})

@@ -1,4 +1,4 @@
-package topology
+package capture
 
 import (
 	"archive/tar"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/fstest"
+
+	"github.com/parloop/parloop/par/internal/topology"
 )
 
 type tarEntry struct {
@@ -76,7 +78,7 @@ var sampleTree = []tarEntry{
 
 func TestArchiveFS(t *testing.T) {
 	for _, compress := range []bool{false, true} {
-		fsys, err := ReadArchive(bytes.NewReader(makeTar(t, compress, sampleTree)))
+		fsys, err := readArchive(bytes.NewReader(makeTar(t, compress, sampleTree)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +142,7 @@ func TestArchiveRoot(t *testing.T) {
 			tree = append(tree, e)
 		}
 	}
-	fsys, err := ReadArchive(bytes.NewReader(makeTar(t, true, tree)))
+	fsys, err := readArchive(bytes.NewReader(makeTar(t, true, tree)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,7 @@ func TestArchiveRoot(t *testing.T) {
 	if err := fstest.TestFS(fsys, "sys/devices/system/cpu/online", "proc/cpuinfo", "proc/hard"); err != nil {
 		t.Error(err)
 	}
-	top, err := Read(fsys)
+	top, err := topology.Read(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,31 +165,34 @@ func TestArchiveRoot(t *testing.T) {
 }
 
 func TestArchiveErrors(t *testing.T) {
-	if _, err := ReadArchive(bytes.NewReader([]byte("BZh9 not bzip2 at all"))); err == nil {
+	if _, err := readArchive(bytes.NewReader([]byte("BZh9 not bzip2 at all"))); err == nil {
 		t.Error("corrupt bzip2: no error")
 	}
-	if _, err := ReadArchive(bytes.NewReader([]byte{0x1f, 0x8b, 1, 2})); err == nil {
+	if _, err := readArchive(bytes.NewReader([]byte{0x1f, 0x8b, 1, 2})); err == nil {
 		t.Error("corrupt gzip: no error")
 	}
 	full := makeTar(t, false, sampleTree)
-	if _, err := ReadArchive(bytes.NewReader(full[:700])); err == nil {
+	if _, err := readArchive(bytes.NewReader(full[:700])); err == nil {
 		t.Error("truncated tar: no error")
 	}
-	if _, err := FromArchive(filepath.Join(t.TempDir(), "missing.tar.bz2")); err == nil {
+	if _, err := Open(filepath.Join(t.TempDir(), "missing.tar.bz2")); err == nil {
 		t.Error("missing file: no error")
 	}
 }
 
 // A real capture passes fstest's checks of the fs.FS contract.
 func TestArchiveCaptureFS(t *testing.T) {
-	fsys := captureFS(t, "2arm-2c")
+	fsys, err := Open(filepath.Join(testdata, "2arm-2c.tar.bz2"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := fstest.TestFS(fsys, "sys/devices/system/cpu/online", "proc/cpuinfo"); err != nil {
 		t.Error(err)
 	}
 }
 
-// OpenRoot reads a directory capture, entering a lone top directory.
-func TestOpenRootDir(t *testing.T) {
+// Open reads a directory capture, entering a lone top directory.
+func TestOpenDir(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "machine", "sys", "devices", "system", "cpu")
 	if err := os.MkdirAll(p, 0o755); err != nil {
@@ -196,21 +201,21 @@ func TestOpenRootDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(p, "online"), []byte("0-2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fsys, err := OpenRoot(dir)
+	fsys, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	top, err := Read(fsys)
+	top, err := topology.Read(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := top.Summary(); got != "packages=1 numa=1 l3=0 cores=3 threads=3" {
 		t.Errorf("Summary() = %q", got)
 	}
-	if _, err := OpenRoot(filepath.Join(dir, "missing")); err == nil {
-		t.Error("OpenRoot of a missing path: no error")
+	if _, err := Open(filepath.Join(dir, "missing")); err == nil {
+		t.Error("Open of a missing path: no error")
 	}
-	if _, err := OpenRoot(filepath.Join(p, "online")); err == nil {
-		t.Error("OpenRoot of a file that is no archive: no error")
+	if _, err := Open(filepath.Join(p, "online")); err == nil {
+		t.Error("Open of a file that is no archive: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package topology
+package capture
 
 import (
 	"archive/tar"
@@ -25,57 +25,21 @@ const (
 	maxLinkHops       = 40 // as Linux's MAXSYMLINKS
 )
 
-// OpenRoot returns the tree rooted at root: an archive (a file, read with
-// FromArchive) or a directory. A directory or archive whose only entry is a
-// directory holding the capture (the layout of hwloc's test tarballs, where
-// "NAME/sys" and "NAME/proc" sit under one top directory) is entered.
-func OpenRoot(root string) (fs.FS, error) {
-	st, err := os.Stat(root)
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
-		return FromArchive(root)
-	}
-	dir := root
-	for range 2 {
-		if hasMachineRoot(os.DirFS(dir)) {
-			break
-		}
-		ents, err := os.ReadDir(dir)
-		if err != nil || len(ents) != 1 || !ents[0].IsDir() {
-			break
-		}
-		dir = dir + string(os.PathSeparator) + ents[0].Name()
-	}
-	return os.DirFS(dir), nil
-}
-
-func hasMachineRoot(fsys fs.FS) bool {
-	for _, n := range []string{"sys", "proc"} {
-		if st, err := fs.Stat(fsys, n); err == nil && st.IsDir() {
-			return true
-		}
-	}
-	return false
-}
-
-// FromArchive reads the tar archive at name, compressed with bzip2 or gzip
-// or not at all, into an in-memory fs.FS. See ReadArchive.
-func FromArchive(name string) (fs.FS, error) {
+// openArchive reads the tar archive at name into memory (see Open).
+func openArchive(name string) (fs.FS, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fsys, err := ReadArchive(f)
+	fsys, err := readArchive(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return fsys, nil
 }
 
-// ReadArchive reads a tar archive, compressed with bzip2 or gzip (detected
+// readArchive reads a tar archive, compressed with bzip2 or gzip (detected
 // from its first bytes) or not at all, into an in-memory fs.FS. Symbolic
 // links inside the archive are followed when a path is opened, relative to
 // the link's directory (an absolute target is taken from the archive's
@@ -83,9 +47,8 @@ func FromArchive(name string) (fs.FS, error) {
 // (which sysfs captures contain) cannot loop. If the archive's root holds
 // neither "sys" nor "proc" but a single directory, that directory becomes
 // the root. Hard links become copies; devices, FIFOs and the like are
-// skipped. The result implements fs.ReadFileFS, fs.ReadDirFS, fs.StatFS and
-// fs.ReadLinkFS and is safe for concurrent use.
-func ReadArchive(r io.Reader) (fs.FS, error) {
+// skipped.
+func readArchive(r io.Reader) (fs.FS, error) {
 	br := bufio.NewReader(r)
 	magic, _ := br.Peek(3)
 	var src io.Reader = br
@@ -114,7 +77,7 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 			return nil, err
 		}
 		if n++; n > maxArchiveEntries {
-			return nil, errors.New("topology: too many entries in archive")
+			return nil, errors.New("capture: too many entries in archive")
 		}
 		name, ok := archivePath(h.Name)
 		if !ok {
@@ -127,7 +90,7 @@ func ReadArchive(r io.Reader) (fs.FS, error) {
 			}
 		case tar.TypeReg:
 			if total += h.Size; h.Size < 0 || total > maxArchiveBytes {
-				return nil, errors.New("topology: archive too large")
+				return nil, errors.New("capture: archive too large")
 			}
 			data, err := io.ReadAll(io.LimitReader(tr, h.Size))
 			if err != nil {
@@ -184,7 +147,7 @@ func newDir(name string) *entry {
 }
 
 // archiveFS is an in-memory tree read from a tar archive. It is never
-// modified after ReadArchive returns.
+// modified after readArchive returns.
 type archiveFS struct {
 	root *entry
 }
@@ -251,7 +214,7 @@ func (a *archiveFS) lookup(name string, followLast bool) (*entry, error) {
 			continue
 		}
 		if hops++; hops > maxLinkHops {
-			return nil, errors.New("topology: too many levels of symbolic links")
+			return nil, errors.New("capture: too many levels of symbolic links")
 		}
 		var next []string
 		if !strings.HasPrefix(child.link, "/") {
