@@ -17,10 +17,12 @@ func allocBody(i int) { allocSink[i&(len(allocSink)-1)] = int32(i) }
 func emptyF() {}
 func emptyG() {}
 
+var emptyFG = []func(){emptyF, emptyG}
+
 // invokeBody makes 1000 nested Invoke and Join calls; it captures nothing.
 func invokeBody(int) {
 	for k := 0; k < 500; k++ {
-		par.Invoke(emptyF, emptyG)
+		par.Invoke(emptyFG)
 		par.Join(emptyF, emptyG)
 	}
 }

@@ -19,15 +19,15 @@ import (
 // for functions with results, and as cheap: f runs on the calling goroutine
 // and does not escape, and g's result needs no variable of its own, so a
 // fork whose g captures only values (n in a recursive fib) allocates just
-// g's closure. Panics are handled as in Join. Of the options only On is
-// used.
+// g's closure. Panics are handled as in Join. It takes the On option only.
 func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
-	s, guest := enterFork(opts)
+	mustBody("Both", "function", f == nil || g == nil)
+	s, guest := enterFork("Both", opts)
 	if s == nil {
 		return bothSerial(f, g)
 	}
 	if guest {
-		defer releaseGuest(s) // runs after the join's own deferred function
+		defer releaseGuest(s, cputicks()) // runs after the join's own deferred function
 	}
 	t := s.newForkTask(*(*func())(unsafe.Pointer(&g)), callResult[B]{})
 	s.pushForkTask(t, false)
@@ -43,14 +43,16 @@ func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
 //	l, r := par.BothOf(walk, node.Left, walk, node.Right)
 //
 // costs its forks and no garbage. Another y (a string, a slice, a struct)
-// is copied into a box, one allocation per fork.
+// is copied into a box, one allocation per fork. It takes the On option
+// only.
 func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) (A, B) {
-	s, guest := enterFork(opts)
+	mustBody("BothOf", "function", f == nil || g == nil)
+	s, guest := enterFork("BothOf", opts)
 	if s == nil {
 		return bothSerial(func() A { return f(x) }, func() B { return g(y) })
 	}
 	if guest {
-		defer releaseGuest(s)
+		defer releaseGuest(s, cputicks())
 	}
 	t := s.newForkTask(*(*func())(unsafe.Pointer(&g)), callArgResult[Y, B]{})
 	putWords(&t.argWords, &t.argp, y)
@@ -75,13 +77,11 @@ func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) 
 	return a, stolenResult[B](s, t)
 }
 
-// enterFork is enter for Both and BothOf, whose only option is On.
-func enterFork(opts []Option) (s *slot, guest bool) {
+// enterFork is enter for the forks, whose only option is On.
+func enterFork(verb string, opts []Option) (s *slot, guest bool) {
 	var p *Pool
-	for _, o := range opts {
-		if o.pool != nil {
-			p = o.pool
-		}
+	if len(opts) != 0 {
+		p = mergeOptions(verb, forkOptions, opts).pool
 	}
 	s, guest, _ = enter(p)
 	return s, guest
@@ -118,7 +118,7 @@ func stolenResult[B any](s *slot, t *task) B {
 	}
 	s.freeFuncTask(t)
 	if pe != nil {
-		panic(pe)
+		raise(pe)
 	}
 	return b
 }
@@ -131,27 +131,27 @@ func bothSerial[A, B any](f func() A, g func() B) (a A, b B) {
 }
 
 // A valueRunner runs the g of a Both or BothOf task, whose types only it
-// knows, leaving the result in the task.
+// knows, leaving the result in the task. Its caller catches panics.
 type valueRunner interface {
-	run(t *task) *PanicError
+	run(t *task)
 }
 
 // callResult[B] runs the g of a Both task. It has no fields, so storing it
 // in an interface allocates nothing.
 type callResult[B any] struct{}
 
-func (callResult[B]) run(t *task) *PanicError {
+func (callResult[B]) run(t *task) {
 	g := *(*func() B)(unsafe.Pointer(&t.fn))
-	return catch(func() { putWords(&t.resWords, &t.resp, g()) })
+	putWords(&t.resWords, &t.resp, g())
 }
 
 // callArgResult[Y, B] runs the g of a BothOf task.
 type callArgResult[Y, B any] struct{}
 
-func (callArgResult[Y, B]) run(t *task) *PanicError {
+func (callArgResult[Y, B]) run(t *task) {
 	g := *(*func(Y) B)(unsafe.Pointer(&t.fn))
 	y := getWords[Y](&t.argWords, t.argp)
-	return catch(func() { putWords(&t.resWords, &t.resp, g(y)) })
+	putWords(&t.resWords, &t.resp, g(y))
 }
 
 // plain reports whether a T is one of the plain types that travel in a

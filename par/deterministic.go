@@ -14,17 +14,27 @@ const (
 	detMaxBlocks = 4096 // blocks at most
 )
 
-func reduceDeterministic[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
-	block := max(detMinBlock, (n+detMaxBlocks-1)/detMaxBlocks)
-	nb := (n + block - 1) / block
+func reduceDeterministic[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, c callConfig) T {
+	// Rounding up as (n-1)/d + 1, which cannot overflow near math.MaxInt.
+	block := max(detMinBlock, (n-1)/detMaxBlocks+1)
+	nb := (n-1)/block + 1
 	parts := make([]T, nb)
+	var opts []Option
+	if c.pool != nil {
+		opts = append(opts, On(c.pool))
+	}
 	ForRange(nb, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			parts[b] = leaf(b*block, min((b+1)*block, n))
+			start := b * block
+			end := n
+			if block < n-start {
+				end = start + block
+			}
+			parts[b] = leaf(start, end)
 		}
 	}, opts...)
 	var out T
-	if pe := catch(func() { out = combine(identity, combineTree(parts, combine)) }); pe != nil {
+	if pe := catch(func() { out = combine(identity, combineTree(parts, combine)) }, nil); pe != nil {
 		panic(pe) // a panicking combine reaches the caller as a *PanicError, as in every verb
 	}
 	return out

@@ -70,11 +70,11 @@ func ExampleDeterministic() {
 
 func ExampleInvoke() {
 	var parsed, indexed, checked string
-	par.Invoke(
+	par.Invoke([]func(){
 		func() { parsed = "parsed" },
 		func() { indexed = "indexed" },
 		func() { checked = "checked" },
-	)
+	})
 	fmt.Println(parsed, indexed, checked)
 	// Output: parsed indexed checked
 }

@@ -76,20 +76,31 @@ func acquireGuest(p *Pool, k uintptr) *slot {
 			if g.calls++; g.calls%resizeCheckCalls == 0 {
 				p.maybeResize()
 			}
+			// A new call tree: unique among live trees, since the seat is
+			// held by one call at a time and counts its calls.
+			g.tree = g.calls<<8 | uint64(i+1)
 			return g
 		}
 	}
 }
 
-// releaseGuest frees seat s. A seat's deque is invisible to thieves once
-// released, so whatever is left in it is run first: pieces of other calls
-// that split while this caller was helping (helpUntil steals).
-func releaseGuest(s *slot) {
+// releaseGuest frees seat s, held since tick t0, and adds the time since to
+// the callers' busy time.
+func releaseGuest(s *slot, t0 int64) { releaseGuestBusy(s, cputicks()-t0) }
+
+// releaseGuestBusy frees seat s and adds busy ticks to the callers' busy
+// time. A seat's deque is invisible to thieves once released, so whatever
+// is left in it is run first: pieces of its own call that split while this
+// caller was helping (helpUntil steals only those, see isolation in
+// steal.go).
+func releaseGuestBusy(s *slot, busy int64) {
 	for t := s.popLocal(); t != nil; t = s.popLocal() {
 		s.execute(t)
 	}
+	s.stats.busyNs.Add(ticksToNs(busy))
 	s.flushStats()
 	s.dropClosures()
+	s.tree = 0
 	i := int(s.id) - guestBase
 	g := guestSeats[i]
 	g.holder.Store(0) // before the bit: a lookup that still sees the bit must not match the old holder

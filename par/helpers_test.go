@@ -62,10 +62,10 @@ func (c poolCase) with(extra ...par.Option) []par.Option {
 // invoke and join run Invoke and Join on the case's pool.
 func (c poolCase) invoke(fns ...func()) {
 	if c.pool == nil {
-		par.Invoke(fns...)
+		par.Invoke(fns)
 		return
 	}
-	c.pool.Invoke(fns...)
+	par.Invoke(fns, par.On(c.pool))
 }
 
 func (c poolCase) join(f, g func()) {
@@ -73,7 +73,7 @@ func (c poolCase) join(f, g func()) {
 		par.Join(f, g)
 		return
 	}
-	c.pool.Join(f, g)
+	par.Join(f, g, par.On(c.pool))
 }
 
 // bigN is the large loop length: 1<<20; 1<<18 under -race, where an

@@ -43,47 +43,73 @@ func (f *rangeFrame) runPiece(s *slot, t *task) {
 }
 
 // iterate runs t's iterations grain by grain. A panic stops the call; the
-// piece then counts as finished.
+// piece then counts as finished. A Goexit stops the call too, and since
+// runPiece will not go on, the deferred function finishes the piece.
 func (f *rangeFrame) iterate(s *slot, t *task) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
-			f.fail(newPanicError(r))
+		if returned {
+			return
+		}
+		pe := recovered(recover())
+		f.fail(pe)
+		if pe.goexit {
+			parent := t.parent
+			s.freeTask(t)
+			f.arrive(s, parent)
 		}
 	}()
+	if f.solo {
+		f.call(t.lo, t.hi)
+		returned = true
+		return
+	}
+	if f.early != earlyNone {
+		f.offerEarly(s, t, f, (*slot).newJoin)
+	}
 	cur := int64(t.lo)
 	pc := f.newPacer()
 	t0 := f.firstTick(s)
 	for cur < int64(t.hi) && !f.stop.Load() {
-		end := min(cur+pc.grain, int64(t.hi))
+		end := grainEnd(cur, int64(t.hi), pc.grain)
 		f.call(int(cur), int(end))
 		t0 = f.afterGrain(s, t, &pc, f, (*slot).newJoin, end, end-cur, t0)
 		cur = end
 	}
 	f.lastTick(s, t0)
+	returned = true
 }
 
-// call runs the body over [lo, hi).
+// call runs the body over [lo, hi). For and ForErr look at stop before
+// each iteration (one load of a flag that stays in every core's cache), so
+// that after a panic or an error at most one more iteration starts on each
+// slot, however large the grain that the cheap iterations before it sized;
+// ForErr also looks at its context (a non-blocking receive from Done).
 func (f *rangeFrame) call(lo, hi int) {
 	switch {
 	case f.bodyR != nil:
 		f.bodyR(lo, hi)
 	case f.bodyI != nil:
 		body := f.bodyI
-		for i := lo; i < hi; i++ {
+		for i := lo; i < hi && !f.stop.Load(); i++ {
 			body(i)
 		}
 	default:
+		done := f.ctx.Done()
 		for i := lo; i < hi; i++ {
 			if f.stop.Load() {
 				return
+			}
+			select {
+			case <-done:
+				f.stop.Store(true)
+				return
+			default:
 			}
 			if err := f.bodyE(f.ctx, i); err != nil {
 				f.setErr(err)
 				return
 			}
-		}
-		if f.ctx.Err() != nil {
-			f.stop.Store(true)
 		}
 	}
 }

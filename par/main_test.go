@@ -26,7 +26,9 @@ func TestMain(m *testing.M) {
 
 	// The default pool lives for the whole process; close it so that its
 	// workers are not reported as leaks.
-	closeDefaultPool()
+	if p := defaultPool.p.Load(); p != nil {
+		p.Close()
+	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: goroutines left after every test finished and every pool was closed:\n%v\n", err)

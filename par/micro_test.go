@@ -42,7 +42,7 @@ func BenchmarkMicroInvokeInBody(b *testing.B) {
 	f := func() {}
 	For(1, func(int) {
 		for b.Loop() {
-			Invoke(f, f)
+			Invoke([]func(){f, f})
 		}
 	})
 }

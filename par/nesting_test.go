@@ -72,10 +72,10 @@ func TestQuicksortNested(t *testing.T) {
 	want := slices.Sorted(slices.Values(orig))
 	p := newPool(t, par.Workers(3))
 	forks := map[string]func(f, g func()){
-		"par.Join":    par.Join,
-		"pool.Join":   p.Join,
-		"par.Invoke":  func(f, g func()) { par.Invoke(f, g) },
-		"pool.Invoke": func(f, g func()) { p.Invoke(f, func() {}, g) },
+		"par.Join":    func(f, g func()) { par.Join(f, g) },
+		"pool.Join":   func(f, g func()) { par.Join(f, g, par.On(p)) },
+		"par.Invoke":  func(f, g func()) { par.Invoke([]func(){f, g}) },
+		"pool.Invoke": func(f, g func()) { par.Invoke([]func(){f, func() {}, g}, par.On(p)) },
 	}
 	for name, fork := range forks {
 		baseline := runtime.NumGoroutine()
@@ -194,7 +194,7 @@ func TestDeepNestingChain(t *testing.T) {
 		case 0:
 			par.For(1, func(int) { chain(d - 1) })
 		case 1:
-			par.Invoke(func() { chain(d - 1) })
+			par.Invoke([]func(){func() { chain(d - 1) }})
 		case 2:
 			par.Join(func() {}, func() { chain(d - 1) })
 		case 3:
@@ -222,9 +222,9 @@ func TestCrossPoolNesting(t *testing.T) {
 	noHang(t, "p -> q -> p", func() {
 		par.For(n, func(a int) {
 			par.For(n, func(b int) {
-				q.Join(func() {
+				par.Join(func() {
 					par.For(n, func(c int) { spin(500); counts[a][b][c].Add(1) }, par.On(p))
-				}, func() {})
+				}, func() {}, par.On(q))
 			}, par.On(q))
 		}, par.On(p))
 	})
@@ -267,7 +267,7 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 				fromWorkers.Add(1)
 				par.For(10, func(int) { spin(100) })
 				par.Join(func() { spin(100) }, func() { spin(100) })
-				par.Invoke(func() { spin(100) })
+				par.Invoke([]func(){func() { spin(100) }})
 				par.Reduce([]int{1, 2, 3}, 0, func(a, b int) int { return a + b })
 				_ = par.ForErr(context.Background(), 3, func(context.Context, int) error { return nil })
 			}, par.On(p), par.Grain(1))

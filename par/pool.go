@@ -6,8 +6,9 @@ import (
 	"sync/atomic"
 )
 
-// Pool is a set of workers that run the verbs' pieces. The zero value is not
-// usable; create pools with NewPool, or use Default.
+// Pool is a set of workers that run the verbs' pieces. The zero value is a
+// pool with the default configuration, like NewPool(); Default is the pool
+// the verbs use without On.
 //
 // A pool starts its workers on first use, never at creation or import. Its
 // parallelism is one per usable CPU: it follows runtime.GOMAXPROCS(0),
@@ -20,6 +21,7 @@ import (
 // accepts calls and runs them on the calling goroutine.
 type Pool struct {
 	cfg poolConfig
+	exp experiment // PARLOOP_EXPERIMENT, read at start
 
 	mu      sync.Mutex // serialises start, resize and Close
 	started atomic.Bool
@@ -48,14 +50,28 @@ type layout struct {
 
 // NewPool returns a pool configured by opts. It starts no goroutine.
 func NewPool(opts ...PoolOption) *Pool {
-	c := defaultPoolConfig()
+	var c poolConfig
 	for _, o := range opts {
+		if o == nil {
+			panic("par: NewPool called with a nil PoolOption")
+		}
 		o(&c)
 	}
 	p := &Pool{cfg: c}
-	p.layout.Store(&layout{})
-	p.statsFrom.Store(nanotime())
+	p.init()
 	return p
+}
+
+// init gives a zero Pool its empty layout and its stats clock. Every
+// exported method and ensureStarted call it first; it is idempotent.
+func (p *Pool) init() *layout {
+	if l := p.layout.Load(); l != nil {
+		return l
+	}
+	if p.layout.CompareAndSwap(nil, &layout{}) {
+		p.statsFrom.CompareAndSwap(0, nanotime())
+	}
+	return p.layout.Load()
 }
 
 var defaultPool struct {
@@ -64,7 +80,10 @@ var defaultPool struct {
 }
 
 // Default returns the pool used by verbs called without On from outside any
-// pool. It is created on first use.
+// pool. It is created on first use. Closing it is allowed (a test's
+// TestMain may, to check that nothing is left running): the next call that
+// needs the default pool then starts a new one, while a *Pool kept from an
+// earlier Default stays closed.
 func Default() *Pool {
 	if p := defaultPool.p.Load(); p != nil {
 		return p
@@ -79,20 +98,18 @@ func Default() *Pool {
 	return p
 }
 
-// closeDefaultPool closes the default pool and forgets it, so that tests can
-// check for leaked goroutines; a later Default creates a new pool.
-func closeDefaultPool() {
+// forgetDefault makes a later Default create a new pool if p is the
+// default one.
+func forgetDefault(p *Pool) {
 	defaultPool.mu.Lock()
-	p := defaultPool.p.Swap(nil)
+	defaultPool.p.CompareAndSwap(p, nil)
 	defaultPool.mu.Unlock()
-	if p != nil {
-		p.Close()
-	}
 }
 
 // Workers returns the pool's parallelism: its worker threads plus the
 // calling goroutine.
 func (p *Pool) Workers() int {
+	p.init()
 	if p.started.Load() {
 		return p.layout.Load().active + 1
 	}
@@ -104,7 +121,7 @@ func (p *Pool) target() int {
 	if p.cfg.workers > 0 {
 		return p.cfg.workers
 	}
-	return runtime.GOMAXPROCS(0)
+	return min(runtime.GOMAXPROCS(0), MaxWorkers)
 }
 
 // ensureStarted starts the workers on first use.
@@ -116,6 +133,11 @@ func (p *Pool) ensureStarted() {
 	defer p.mu.Unlock()
 	if p.started.Load() || p.closed.Load() {
 		return
+	}
+	p.init()
+	p.exp = experiments()
+	if p.cfg.exp != nil {
+		p.exp = *p.cfg.exp
 	}
 	calibrateTicks()
 	p.resizeLocked(p.target())
@@ -136,7 +158,7 @@ func (p *Pool) maybeResize() {
 	if p.cfg.workers > 0 {
 		return
 	}
-	n := runtime.GOMAXPROCS(0)
+	n := min(runtime.GOMAXPROCS(0), MaxWorkers)
 	if n-1 == p.layout.Load().active {
 		return
 	}
@@ -182,13 +204,13 @@ func (p *Pool) resizeLocked(n int) {
 		l.workers[i] = s
 		fresh = append(fresh, s)
 	}
-	l.victims, l.levels = victimOrders(m, cpus[:total], n, p.cfg.victims)
+	l.victims, l.levels = victimOrders(m, cpus[:total], n, p.exp.victims)
 	for i := 0; i < n; i++ {
 		l.allWorkers = append(l.allWorkers, int32(i))
 	}
 	p.layout.Store(l)
 	p.solo.Store(n == 0)
-	pin := p.cfg.pinning && !m.simulated
+	pin := p.cfg.pinned() && !m.simulated
 	for _, s := range fresh {
 		p.workers.Add(1)
 		go p.workerMain(s, pin)
@@ -205,14 +227,28 @@ func (p *Pool) resizeLocked(n int) {
 // Close stops the pool's workers and waits for them to exit. Calls already
 // running finish; their remaining pieces run on their callers. Verbs called
 // on a closed pool run on the calling goroutine. Close is idempotent.
+//
+// Close panics if it is called from a body that runs on p (on one of its
+// workers, or on the goroutine of a call to p that is running its own
+// pieces): it would wait for its own thread. Closing the default pool makes
+// the next call without On start a new default pool (see Default).
 func (p *Pool) Close() {
+	l := p.init()
+	k := goroutineKey()
+	if s := lookupWorker(k); s != nil && s.pool == p {
+		panic("par: Pool.Close called from a body running on that pool's worker: it would wait for itself; close the pool after the call returns")
+	}
+	if s := lookupGuest(k); s != nil && s.pool == p {
+		panic("par: Pool.Close called from a body of a call running on that pool: it would wait for the call; close the pool after the call returns")
+	}
+	forgetDefault(p)
 	p.mu.Lock()
 	if p.closed.Load() {
 		p.mu.Unlock()
 		return
 	}
 	p.closed.Store(true) // before the wake-ups below: see sleep.go
-	l := p.layout.Load()
+	l = p.layout.Load()
 	p.mu.Unlock()
 	for _, s := range l.workers {
 		s.signal()
@@ -221,8 +257,23 @@ func (p *Pool) Close() {
 }
 
 // workerMain is the body of a worker goroutine.
+//
+// A body that calls runtime.Goexit on a worker kills the worker goroutine
+// (Goexit cannot be stopped; see panic.go). By the time the unwinding
+// reaches this function's deferred call, every frame on the way has
+// finished its part (pieces arrived at their joins, tasks marked done), so
+// the slot is in a state its owner may resume from: a new goroutine takes
+// the slot over and runs what is left in its deque. The pool keeps its
+// parallelism, and Close still waits for every worker (Add before Done).
 func (p *Pool) workerMain(s *slot, pin bool) {
-	defer p.workers.Done()
+	returned := false
+	defer func() {
+		if !returned { // even when closed: the new goroutine drains the deque, then exits
+			p.workers.Add(1)
+			go p.workerMain(s, pin)
+		}
+		p.workers.Done()
+	}()
 	runtime.LockOSThread()
 	// A pinned thread must never run other goroutines: a pinned worker exits
 	// while still locked, so the runtime destroys the thread with its one-CPU
@@ -230,7 +281,12 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 	if pinned := pin && pinThread(s.cpu) == nil; !pinned {
 		defer runtime.UnlockOSThread()
 	}
+	// A goroutine inherits its creator's pprof labels; a worker runs each
+	// task under the labels of the call it belongs to, and none between.
+	setProfLabel(nil)
+	s.tree = 0
 	registerWorker(s)
 	defer unregisterWorker()
 	s.run()
+	returned = true
 }

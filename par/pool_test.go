@@ -58,7 +58,7 @@ func smallWorkload(t *testing.T, what string, pc poolCase) {
 	noHang(t, what, func() {
 		par.For(n, func(i int) { counts[i].Add(1) }, pc.opts...)
 		got = par.Reduce(spans(n), span{lo: -1, hi: 0}, combineSpan, pc.opts...)
-		par.For(1, func(int) { quicksort(a, par.Join, nil) }, pc.opts...)
+		par.For(1, func(int) { quicksort(a, func(f, g func()) { par.Join(f, g) }, nil) }, pc.opts...)
 		err = par.ForErr(context.Background(), n, func(_ context.Context, i int) error {
 			if i == n-7 {
 				return errBoom
@@ -91,12 +91,12 @@ func TestPoolOptions(t *testing.T) {
 		{"pinning", []par.PoolOption{par.Pinning(true)}},
 		{"pinning, more workers than CPUs", []par.PoolOption{par.Pinning(true), par.Workers(2*runtime.NumCPU() + 1)}},
 		{"no pinning", []par.PoolOption{par.Pinning(false), par.Workers(3)}},
-		{"victims=nearest", []par.PoolOption{par.Victims(par.VictimNearest), par.Workers(4)}},
-		{"victims=random", []par.PoolOption{par.Victims(par.VictimRandom), par.Workers(4)}},
-		{"victims=longest", []par.PoolOption{par.Victims(par.VictimLongest), par.Workers(4)}},
-		{"backoff", []par.PoolOption{par.Backoff(true), par.Workers(3)}},
-		{"no backoff", []par.PoolOption{par.Backoff(false), par.Workers(3)}},
-		{"no backoff, 1 worker", []par.PoolOption{par.Backoff(false), par.Workers(1)}},
+		{"victims=nearest", []par.PoolOption{par.VictimsForTest("nearest"), par.Workers(4)}},
+		{"victims=random", []par.PoolOption{par.VictimsForTest("random"), par.Workers(4)}},
+		{"victims=longest", []par.PoolOption{par.VictimsForTest("longest"), par.Workers(4)}},
+		{"backoff", []par.PoolOption{par.BackoffForTest(true), par.Workers(3)}},
+		{"no backoff", []par.PoolOption{par.BackoffForTest(false), par.Workers(3)}},
+		{"no backoff, 1 worker", []par.PoolOption{par.BackoffForTest(false), par.Workers(1)}},
 	}
 	for _, c := range cfgs {
 		p := newPool(t, c.opts...)
@@ -156,7 +156,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		{par.Workers(1)},
 		{par.Workers(4)},
 		{par.Workers(3), par.Pinning(true)},
-		{par.Workers(2), par.Backoff(false)},
+		{par.Workers(2), par.BackoffForTest(false)},
 	} {
 		p := par.NewPool(opts...)
 		pc := poolCase{name: "pool", opts: []par.Option{par.On(p)}, pool: p}
@@ -218,10 +218,10 @@ func TestClosedPoolRunsOnCaller(t *testing.T) {
 				t.Errorf("Reduce on a closed pool = %+v; want %+v", got, want)
 			}
 			var a, b bool
-			p.Join(func() { here(); a = true }, func() { here(); b = true })
+			par.Join(func() { here(); a = true }, func() { here(); b = true }, par.On(p))
 			var c [5]bool
-			p.Invoke(func() { here(); c[0] = true }, func() { here(); c[1] = true }, func() { here(); c[2] = true },
-				func() { here(); c[3] = true }, func() { here(); c[4] = true })
+			par.Invoke([]func(){func() { here(); c[0] = true }, func() { here(); c[1] = true }, func() { here(); c[2] = true },
+				func() { here(); c[3] = true }, func() { here(); c[4] = true }}, par.On(p))
 			if !a || !b || c != [5]bool{true, true, true, true, true} {
 				t.Errorf("Join/Invoke on a closed pool skipped a function: %v %v %v", a, b, c)
 			}

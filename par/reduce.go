@@ -35,24 +35,41 @@ func (f *reduceFrame[T]) runPiece(s *slot, t *task) {
 }
 
 func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
-			f.fail(newPanicError(r))
-			have = false
+		if returned {
+			return
+		}
+		pe := recovered(recover())
+		f.fail(pe)
+		have = false
+		if pe.goexit { // runPiece will not go on: finish the piece here
+			parent, side := t.parent, t.side
+			s.freeTask(t)
+			var zero T
+			f.arrive(s, parent, side, zero, false)
 		}
 	}()
-	return f.fold(s, t)
+	acc, have = f.fold(s, t)
+	returned = true
+	return acc, have
 }
 
 // fold is iterate's loop. It is a function of its own so that the
 // accumulator stays in a register: the deferred recover in iterate
 // captures iterate's results, which would put them in memory.
 func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
+	if f.solo {
+		return f.leaf(t.lo, t.hi), true
+	}
+	if f.early != earlyNone {
+		f.offerEarly(s, t, f, newRJoin[T])
+	}
 	cur := int64(t.lo)
 	pc := f.newPacer()
 	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
-		end := min(cur+pc.grain, int64(t.hi))
+		end := grainEnd(cur, int64(t.hi), pc.grain)
 		v := f.leaf(int(cur), int(end))
 		if have {
 			acc = f.combine(acc, v)
@@ -92,7 +109,7 @@ func (f *reduceFrame[T]) merge(a T, haveA bool, b T, haveB bool) (T, bool) {
 		return zero, false
 	case haveA && haveB:
 		var out T
-		if pe := catch(func() { out = f.combine(a, b) }); pe != nil {
+		if pe := catch(func() { out = f.combine(a, b) }, nil); pe != nil {
 			f.fail(pe)
 			return out, false
 		}

@@ -141,14 +141,17 @@ func (p *Pool) unlist(s *slot) (woken bool) {
 	return true
 }
 
-// park puts s (a worker, or a guest waiting in helpUntil) to sleep until it
+// park puts s (a worker, or a slot waiting in helpUntil) to sleep until it
 // is woken (steps 1 to 3 above). It returns a task if the re-check found
-// one. done, if not nil, is a wait condition that also ends the sleep.
-// woken reports that s was woken by a waker and is now counted as spinning.
-func (s *slot) park(done *atomic.Bool) (t *task, woken bool) {
+// one. done, if not nil, is a wait condition that also ends the sleep, and
+// tree, if not 0, the only call tree whose tasks s may take (the re-check
+// looks for those alone: work of another tree is not s's to take, and the
+// wake-up it may bring s is passed on, see helpUntil). woken reports that
+// s was woken by a waker and is now counted as spinning.
+func (s *slot) park(done *atomic.Bool, tree uint64) (t *task, woken bool) {
 	p := s.pool
 	p.list(s)
-	t = s.findWork()
+	t = s.findWork(tree)
 	if t != nil || (done != nil && done.Load()) || (s.worker && p.closed.Load()) {
 		return t, p.unlist(s)
 	}

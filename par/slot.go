@@ -2,6 +2,7 @@ package par
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/parloop/parloop/par/internal/deque"
 	"golang.org/x/sys/cpu"
@@ -42,7 +43,14 @@ type slot struct {
 	remoteTasks atomic.Pointer[task] // freed here by other slots (task.go)
 	remoteJoins atomic.Pointer[join]
 	rng         uint64
-	calls       uint64 // guests: calls made on the seat, to pace maybeResize
+	calls       uint64 // guests: calls made on the seat, to pace maybeResize and name trees
+
+	// tree is the call tree of the task the slot runs now (0: none, a
+	// worker between tasks); a slot that waits runs only tasks of its tree
+	// (steal.go). labels is the pprof label set its goroutine runs under.
+	// Both owner-only.
+	tree   uint64
+	labels unsafe.Pointer
 
 	// unflushedPieces counts pieces and forks run on this slot and not yet
 	// added to stats.pieces. It is a plain owner-only counter, published by

@@ -25,8 +25,10 @@ package par
 // seats held): the callers saturate the CPUs themselves.
 
 import (
+	"math"
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 )
 
 const (
@@ -56,10 +58,109 @@ const (
 // run bodies the user expects skipped) or a caller that returns while a
 // body still runs (it would read results being written).
 
+// Offering early. Lazy splitting offers work only after a grain, once the
+// cost of an iteration is known. That is too late in two cases, and in
+// those a piece is split before its first grain, while the cost is unknown
+// (offerEarly):
+//
+//   - Few items: a call over n <= fewPerWorker*P items (P the pool's
+//     parallelism, at least 2). Nobody parallelises a handful of trivial
+//     items, so they are taken to be expensive; running the first one
+//     before offering the rest made For(2, f) with 200 ms bodies take
+//     400 ms. Every piece of such a call is split down to single items
+//     before it runs (log2 n pushes; thieves take the largest halves first
+//     and split them the same way), so n equal items take ceil(n/P) rounds.
+//   - Nested calls: a call made from inside a body (parallel recursion
+//     written with loops: a tree walk with a nested For over each node's
+//     children). Its first item may be a whole subtree; run first, it would
+//     hide the rest of every level until then, and the walk ran
+//     sequentially. Such a piece pushes its upper half before its first
+//     grain, if its slot's deque is empty (a slot that offers thieves
+//     something already offers older, larger work).
+//
+// A root call over many items (the tiny loop, a large uniform loop) never
+// offers early: its first grain is short, and offering would wake a
+// sleeping worker for a loop that ends first. At parallelism 1 nothing is
+// ever split: a call runs its range as one piece (solo), with no clock.
+
+const fewPerWorker = 4
+
+// earlyMode says how a call's pieces offer work before their first grain.
+type earlyMode uint8
+
+const (
+	earlyNone   earlyMode = iota
+	earlyHalf             // nested call: push the upper half
+	earlySingle           // few items: split down to single items
+)
+
+// shape decides, once per call over n items made on slot s (guest: from
+// outside the pool), whether the call runs solo or offers early.
+func (c *loopCore) shape(s *slot, guest bool, n int) {
+	if s.dq == nil {
+		c.solo = true // the serial slot: nothing can be offered
+		return
+	}
+	p := c.pool.layout.Load().active + 1
+	switch {
+	case p == 1:
+		c.solo = true
+		c.pool.maybeResize() // splits check GOMAXPROCS, and a solo call never splits
+	case n <= fewPerWorker*p:
+		c.early = earlySingle
+	case !guest:
+		c.early = earlyHalf
+	}
+}
+
+// offerEarly splits piece t before its first grain (see above), while the
+// call's cost per iteration is still unknown; once a grain has measured it,
+// lazy splitting decides. For few items it goes on down to single items
+// (pieces of the Grain hint, if one was given) unless the measured cost
+// says they are not worth a split.
+func (c *loopCore) offerEarly(s *slot, t *task, frame pieceRunner, newJoin func(*slot) *join) {
+	switch c.early {
+	case earlyHalf:
+		if int64(t.hi-t.lo) >= 2*c.minGrain && c.costMt.Load() == 0 && s.dq.Len() == 0 {
+			c.split(s, t, frame, newJoin(s), t.lo)
+		}
+	case earlySingle:
+		for int64(t.hi-t.lo) >= 2*c.minGrain {
+			if cost := c.costMt.Load(); cost != 0 && c.estimate(int64(t.hi-t.lo), cost) < nsToTicks(splitMinNs) {
+				return
+			}
+			c.split(s, t, frame, newJoin(s), t.lo)
+		}
+	}
+}
+
+// maxGrain bounds a grain, so that grain arithmetic cannot overflow: no
+// 2 µs grain has 2^56 iterations.
+const maxGrain = 1 << 56
+
+// grainEnd is min(cur+grain, hi) without overflow near math.MaxInt64.
+func grainEnd(cur, hi, grain int64) int64 {
+	if grain < hi-cur {
+		return cur + grain
+	}
+	return hi
+}
+
+// estimate is rem iterations at costMt thousandths of a tick each, in
+// ticks, saturating rather than overflowing.
+func (c *loopCore) estimate(rem, costMt int64) int64 {
+	if costMt > 0 && rem > (math.MaxInt64/1000)/costMt {
+		return math.MaxInt64 / 1000
+	}
+	return rem * costMt / 1000
+}
+
 // loopCore is the state every range-like call shares between its pieces.
 type loopCore struct {
 	pool     *Pool
 	owner    *slot        // the slot of the goroutine that made the call
+	solo     bool         // parallelism 1 (or no seat): run every piece whole, untimed
+	early    earlyMode    // how pieces offer work before their first grain
 	minGrain int64        // the Grain hint, at least 1
 	grain    atomic.Int64 // learned iterations per grain
 	costMt   atomic.Int64 // learned cost of one iteration, in 1/1000 ticks; 0: not measured yet
@@ -69,6 +170,8 @@ type loopCore struct {
 	waiting  bool         // the owner is in wait (owner-only)
 	thief    atomic.Int32 // id+1 of the last slot that stole a piece
 	pe       atomic.Pointer[PanicError]
+	tree     uint64         // the call tree (steal.go), set by the owner before any split
+	labels   unsafe.Pointer // the caller's pprof label set (labels.go)
 
 	// Owner-only clock readings, so that a guest's call, which times itself
 	// for the callers' busy time, reads the cycle counter twice rather than
@@ -126,10 +229,19 @@ func (c *loopCore) adapt(pc *pacer, iters, dt int64) {
 		dt = 1
 	}
 	if dt >= nsToTicks(calibratedNs) {
-		pc.costMt = dt * 1000 / iters
+		pc.costMt = max(dt*1000/iters, 1)
 	}
-	next := iters * nsToTicks(grainTargetNs) / dt
-	next = min(next, 64*pc.grain)
+	target := nsToTicks(grainTargetNs)
+	var next int64
+	if iters < 1<<31 && target < 1<<31 {
+		next = iters * target / dt
+	} else if hi, lo := bits.Mul64(uint64(iters), uint64(target)); hi < uint64(dt) {
+		q, _ := bits.Div64(hi, lo, uint64(dt))
+		next = int64(min(q, maxGrain))
+	} else {
+		next = maxGrain
+	}
+	next = min(next, 64*pc.grain, maxGrain)
 	pc.grain = max(next, c.minGrain, 1)
 }
 
@@ -139,7 +251,7 @@ func (c *loopCore) worthSplitting(s *slot, rem int64, pc *pacer) bool {
 	if rem < 2 || s.dq == nil || s.dq.Len() != 0 {
 		return false
 	}
-	est := rem * pc.costMt / 1000 // ticks
+	est := c.estimate(rem, pc.costMt) // ticks
 	if est < nsToTicks(splitMinNs) {
 		return false
 	}
@@ -219,6 +331,8 @@ func (c *loopCore) split(s *slot, t *task, frame pieceRunner, j *join, cur int) 
 	r.kind, r.frame = taskRange, frame
 	r.lo, r.hi = mid, t.hi
 	r.parent, r.side = j, 1
+	r.tree.Store(c.tree)
+	r.labels = c.labels
 	t.hi, t.parent, t.side = mid, j, 0
 	s.stats.splits.Add(1)
 	s.pushPublic(r)

@@ -31,7 +31,7 @@ func (c *slotStats) reset() {
 // the last ResetStats, with the derived figures. Counters are read one by
 // one while workers run, so a snapshot taken mid-call is approximate.
 func (p *Pool) Stats() Stats {
-	l := p.layout.Load()
+	l := p.init()
 	st := Stats{
 		Wall:    time.Duration(nanotime() - p.statsFrom.Load()),
 		Callers: p.callerStats.snapshot(),
@@ -77,7 +77,7 @@ func (p *Pool) Stats() Stats {
 
 // ResetStats zeroes the pool's counters and restarts the wall clock.
 func (p *Pool) ResetStats() {
-	for _, s := range p.layout.Load().workers {
+	for _, s := range p.init().workers {
 		s.stats.reset()
 	}
 	p.callerStats.reset()
@@ -88,7 +88,7 @@ func (p *Pool) ResetStats() {
 // its first use): one line per worker with its CPU, and whether threads are
 // pinned.
 func (p *Pool) Placement() string {
-	l := p.layout.Load()
+	l := p.init()
 	m := l.machine
 	if m == nil {
 		m = p.cfg.machine
@@ -98,7 +98,7 @@ func (p *Pool) Placement() string {
 	}
 	n := p.Workers() - 1
 	cpus := m.t.Placement(n)
-	pinned := p.cfg.pinning && !m.simulated
+	pinned := p.cfg.pinned() && !m.simulated
 	var b strings.Builder
 	fmt.Fprintf(&b, "pool: parallelism %d = %d worker threads + the calling goroutine, pinned=%v\n", n+1, n, pinned)
 	for i, c := range cpus {

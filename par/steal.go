@@ -8,13 +8,13 @@ import (
 // workers in the order it tries to steal from them, and the end offset of
 // each distance level in that order. Within a level the order is
 // randomised at every steal round.
-func victimOrders(m *Machine, cpus []int, active int, policy VictimPolicy) ([][]int32, [][]int) {
+func victimOrders(m *Machine, cpus []int, active int, policy victimPolicy) ([][]int32, [][]int) {
 	n := len(cpus)
 	victims := make([][]int32, n)
 	levels := make([][]int, n)
 	for i := 0; i < n; i++ {
 		var order [][]int
-		if policy == VictimNearest {
+		if policy == victimNearest {
 			order = m.t.VictimOrder(cpus, i)
 		} else {
 			var all []int
@@ -35,17 +35,40 @@ func victimOrders(m *Machine, cpus []int, active int, policy VictimPolicy) ([][]
 	return victims, levels
 }
 
+// Isolation. A goroutine waiting for its own call (a caller in helpUntil,
+// or a worker waiting inside a body for a nested call or a join) runs only
+// work of its own call tree: the root call made from outside the pool and
+// every call nested in its bodies. Running another caller's pieces there
+// would deadlock a caller that holds a lock which those pieces take
+// (mu.Lock(); par.For(...); mu.Unlock() while another goroutine's bodies
+// take mu), and could strand a caller inside another call's body that
+// blocks. Plain goroutines never do either; neither does oneTBB's
+// isolated task arena, and Rayon's issue #592 is this bug.
+//
+// How: a root call takes a tree id from its guest seat (a per-seat call
+// count and the seat's index: unique among live trees); every task carries
+// its tree, set by its pusher before the push (an atomic store, skipped
+// when a recycled task has it already); a slot runs under the tree of its
+// task (execute). A waiting slot steals with deque.StealIf, which claims
+// the top task only if its tree matches. The check looks at the top task
+// alone: a slot's deque holds one tree's tasks at a time (a waiting slot
+// pushes and runs only its tree's tasks, and a worker between tasks pops
+// its own leftovers before it steals), so a refused top means the deque
+// has nothing for us. Workers looking for work between tasks take any.
+// The cost is on the steal path only: a load and a compare per attempt.
+
 // steal tries to take a task from another slot of the pool: first the slot
 // with id prefer (if >= 0), then the workers in the victim order, then the
 // guest seats held for this pool. Every slot is tried once per call, so a
-// nil result means every deque looked empty at the moment it was tried,
-// which is what the sleep protocol's re-check needs.
-func (s *slot) steal(prefer int32) *task {
+// nil result means every deque looked empty (or, with tree != 0, held
+// nothing of tree) at the moment it was tried, which is what the sleep
+// protocol's re-check needs.
+func (s *slot) steal(prefer int32, tree uint64) *task {
 	p := s.pool
 	l := p.layout.Load()
 	if prefer >= 0 && prefer != s.id {
 		if v := l.slotByID(prefer); v != nil {
-			if t := s.stealFrom(v); t != nil {
+			if t := s.stealFrom(v, tree); t != nil {
 				return t
 			}
 		}
@@ -58,8 +81,8 @@ func (s *slot) steal(prefer int32) *task {
 		// A guest seat: every active worker, in one level.
 		order, levels = l.allWorkers, []int{len(l.allWorkers)}
 	}
-	if p.cfg.victims == VictimLongest {
-		if t := s.stealLongest(l, order); t != nil {
+	if p.exp.victims == victimLongest {
+		if t := s.stealLongest(l, order, tree); t != nil {
 			return t
 		}
 	}
@@ -69,7 +92,7 @@ func (s *slot) steal(prefer int32) *task {
 			off := int(s.rand() % uint64(n))
 			for k := 0; k < n; k++ {
 				v := l.workers[order[start+(off+k)%n]]
-				if t := s.stealFrom(v); t != nil {
+				if t := s.stealFrom(v, tree); t != nil {
 					return t
 				}
 			}
@@ -79,7 +102,7 @@ func (s *slot) steal(prefer int32) *task {
 	for m := guestMask.Load(); m != 0; m &= m - 1 {
 		g := guestSeats[bits.TrailingZeros64(m)]
 		if g != s && g.guestPool.Load() == p {
-			if t := s.stealFrom(g); t != nil {
+			if t := s.stealFrom(g, tree); t != nil {
 				return t
 			}
 		}
@@ -89,7 +112,7 @@ func (s *slot) steal(prefer int32) *task {
 }
 
 // stealLongest tries the worker whose deque looks longest.
-func (s *slot) stealLongest(l *layout, order []int32) *task {
+func (s *slot) stealLongest(l *layout, order []int32, tree uint64) *task {
 	best, bestLen := -1, 0
 	for _, id := range order {
 		if n := l.workers[id].dq.Len(); n > bestLen {
@@ -99,7 +122,7 @@ func (s *slot) stealLongest(l *layout, order []int32) *task {
 	if best < 0 {
 		return nil
 	}
-	return s.stealFrom(l.workers[best])
+	return s.stealFrom(l.workers[best], tree)
 }
 
 // Young tasks. A task that its owner takes back within a microsecond (the
@@ -123,8 +146,9 @@ func (s *slot) stealLongest(l *layout, order []int32) *task {
 const youngNs = 1000
 
 // stealFrom tries victim v, retrying while it loses races to other thieves
-// (a lost race means the deque was not empty).
-func (s *slot) stealFrom(v *slot) *task {
+// (a lost race means the deque was not empty). With tree != 0 it takes
+// only a task of that call tree.
+func (s *slot) stealFrom(v *slot, tree uint64) *task {
 	if v.dq.Len() != 0 {
 		top := v.dq.Top()
 		t0, wait := cputicks(), nsToTicks(youngNs)
@@ -136,7 +160,13 @@ func (s *slot) stealFrom(v *slot) *task {
 		}
 	}
 	for {
-		t, retry := v.dq.Steal()
+		var t *task
+		var retry bool
+		if tree == 0 {
+			t, retry = v.dq.Steal()
+		} else {
+			t, retry = v.dq.StealIf(func(t *task) bool { return t.tree.Load() == tree })
+		}
 		if t != nil {
 			s.stats.steals.Add(1)
 			if t.kind == taskRange {
@@ -147,7 +177,9 @@ func (s *slot) stealFrom(v *slot) *task {
 			return t
 		}
 		if !retry {
-			v.ask()
+			if tree == 0 {
+				v.ask()
+			}
 			return nil
 		}
 	}

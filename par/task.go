@@ -22,6 +22,13 @@ type task struct {
 	kind uint8
 	side uint8 // which half of its parent join a range piece is: 0 left, 1 right
 
+	// tree is the call tree the task belongs to (isolation, steal.go),
+	// written by its pusher before the push and read by thieves before
+	// they claim it; labels is the pprof label set it runs under
+	// (labels.go).
+	tree   atomic.Uint64
+	labels unsafe.Pointer
+
 	// range piece
 	lo, hi int
 	frame  pieceRunner
@@ -130,9 +137,14 @@ func (s *slot) recycleTask(t *task) {
 }
 
 // freeTask clears a range task and sends it home. The caller must own t.
+//
+// It clears what keeps memory alive, field by field rather than by
+// assigning a zero task: a thief may still load t.tree through a stale
+// deque slot (StealIf), and that word is only ever written atomically. The
+// other fields are written by whoever takes t next, before its push.
 func (s *slot) freeTask(t *task) {
 	home := t.home
-	*t = task{home: home}
+	t.frame, t.parent, t.labels = nil, nil, nil
 	if home == s {
 		s.recycleTask(t)
 		return

@@ -44,11 +44,18 @@ type rangeBody struct {
 	cancel context.CancelFunc
 }
 
-// doRange runs a range call over [0, n) and re-panics a body's panic in
-// the caller. The frame comes from the caller's slot (one is kept per slot,
-// owner-only) or, for a nested call on the same slot, from framePool.
-func doRange(opts []Option, n int, b rangeBody) error {
-	c := mergeOptions(opts)
+// doRange runs a range call of verb over [0, n) and re-raises a body's
+// panic (or Goexit) in the caller. The frame comes from the caller's slot
+// (one is kept per slot, owner-only) or, for a nested call on the same
+// slot, from framePool.
+func doRange(verb string, opts []Option, n int, b rangeBody) error {
+	var c callConfig
+	if len(opts) != 0 {
+		c = mergeOptions(verb, loopOptions, opts)
+		if c.blocking > 0 {
+			return runBlocking(n, c.blocking, b)
+		}
+	}
 	s, guest, p := enter(c.pool)
 	if s == nil {
 		s = serialSlot(p)
@@ -59,14 +66,38 @@ func doRange(opts []Option, n int, b rangeBody) error {
 	} else {
 		f = framePool.Get().(*rangeFrame)
 	}
-	f.loopCore = loopCore{pool: p, owner: s, minGrain: int64(max(1, c.grain))}
+	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel()}
+	f.shape(s, guest, n)
 	f.bodyI, f.bodyR, f.bodyE, f.ctx, f.cancel = b.i, b.r, b.e, b.ctx, b.cancel
 	var t0 int64
 	if guest {
 		t0 = cputicks()
 		f.startTicks = t0
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			// A Goexit from a body this goroutine ran is unwinding it
+			// (panic.go): stop the call, let it finish, give back the
+			// seat, and let the Goexit go on.
+			f.fail(goexitError)
+			f.wait(s)
+			endRange(s, f, guest, t0)
+		}
+	}()
 	runRange(s, f, n)
+	returned = true
+	pe, err := endRange(s, f, guest, t0)
+	if pe != nil {
+		raise(pe)
+	}
+	return err
+}
+
+// endRange ends the call of frame f on slot s after every piece is done:
+// it reads the outcome, recycles f and, for a guest, accounts the call's
+// time since t0 and releases the seat.
+func endRange(s *slot, f *rangeFrame, guest bool, t0 int64) (*PanicError, error) {
 	pe, err, t1 := f.pe.Load(), f.err, f.endTicks
 	*f = rangeFrame{}
 	if s.frame == nil {
@@ -78,50 +109,60 @@ func doRange(opts []Option, n int, b rangeBody) error {
 		if t1 < t0 { // the owner ran no grain (all stolen, or stopped at once)
 			t1 = cputicks()
 		}
-		s.stats.busyNs.Add(ticksToNs(t1 - t0))
-		releaseGuest(s)
+		releaseGuestBusy(s, t1-t0)
 	}
-	if pe != nil {
-		panic(pe)
-	}
-	return err
+	return pe, err
 }
 
 // For calls body(i) exactly once for each i in [0, n), in parallel. It does
 // nothing if n <= 0. Everything each body did happens before For returns.
+// The bodies must not wait for each other (a barrier, or one body sending
+// to another over a channel): bodies of one call may run one after another
+// on the same thread. Bodies that block on I/O, sleeps or locks run best
+// with the Blocking option.
 //
-// If a body panics, no new iterations start (running pieces stop at their
-// next grain), and once every running body has returned For panics in the
-// caller's goroutine with a *PanicError holding the value and the stack.
+// If a body panics, no new iterations start (each running piece stops
+// before its next iteration), and once every running body has returned For
+// panics in the caller's goroutine with a *PanicError holding the value and
+// the stack. If a body calls runtime.Goexit (as t.Fatal does), the call
+// stops in the same way and then the caller's goroutine exits too.
 //
 // For allocates nothing of its own in the steady state: a call from outside
 // the pool borrows a seat and a recycled frame.
 func For(n int, body func(i int), opts ...Option) {
+	mustBody("For", "body", body == nil)
 	if n <= 0 {
 		return
 	}
-	_ = doRange(opts, n, rangeBody{i: body})
+	_ = doRange("For", opts, n, rangeBody{i: body})
 }
 
 // ForRange calls body on disjoint pieces [lo, hi) that together cover
-// [0, n), in parallel. Pieces are as large as the scheduler finds useful,
-// so body can keep per-piece state in locals. Panics are handled as in For.
+// [0, n), in parallel, so that body can run a tight loop with per-piece
+// state in locals. A piece is what one worker runs between two checks for
+// demand: about 2 µs of the measured cost of an iteration (one index, if
+// an iteration takes longer), and the whole range at parallelism 1. So
+// the number of pieces grows with n and the cost of the work, not with the
+// number of workers: keep nothing per piece that is expensive to make or to
+// merge (a map per piece, say); for one accumulator per worker use
+// ReduceRange. A piece runs to its end: after a panic, other pieces stop at
+// their next piece boundary. Otherwise as For.
 func ForRange(n int, body func(lo, hi int), opts ...Option) {
+	mustBody("ForRange", "body", body == nil)
 	if n <= 0 {
 		return
 	}
-	_ = doRange(opts, n, rangeBody{r: body})
+	_ = doRange("ForRange", opts, n, rangeBody{r: body})
 }
 
 // Map returns out with out[i] = f(in[i]) for every i, computed in parallel.
-// len(out) == len(in). Panics are handled as in For.
+// len(out) == len(in). Panics, Goexit and options are handled as in For.
 func Map[T, U any](in []T, f func(T) U, opts ...Option) []U {
+	mustBody("Map", "function", f == nil)
 	out := make([]U, len(in))
-	ForRange(len(in), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			out[i] = f(in[i])
-		}
-	}, opts...)
+	if len(in) != 0 {
+		_ = doRange("Map", opts, len(in), rangeBody{i: func(i int) { out[i] = f(in[i]) }})
+	}
 	return out
 }
 
@@ -129,8 +170,17 @@ func Map[T, U any](in []T, f func(T) U, opts ...Option) []U {
 // the first error a body returns. The first error cancels the context
 // handed to the bodies and stops new iterations. If ctx is cancelled, no new
 // iterations start and ForErr returns ctx.Err() (unless a body's error came
-// first). ForErr returns only after every running body has returned.
+// first). ForErr returns only after every running body has returned. It
+// panics if ctx is nil. Otherwise as For.
 func ForErr(ctx context.Context, n int, body func(ctx context.Context, i int) error, opts ...Option) error {
+	if ctx == nil {
+		panic("par: ForErr called with a nil context")
+	}
+	mustBody("ForErr", "body", body == nil)
+	return forErr("ForErr", ctx, n, body, opts)
+}
+
+func forErr(verb string, ctx context.Context, n int, body func(ctx context.Context, i int) error, opts []Option) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -139,7 +189,7 @@ func ForErr(ctx context.Context, n int, body func(ctx context.Context, i int) er
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := doRange(opts, n, rangeBody{e: body, ctx: cctx, cancel: cancel}); err != nil {
+	if err := doRange(verb, opts, n, rangeBody{e: body, ctx: cctx, cancel: cancel}); err != nil {
 		return err
 	}
 	// Stopped by ctx: some iterations may not have run.
@@ -149,12 +199,16 @@ func ForErr(ctx context.Context, n int, body func(ctx context.Context, i int) er
 // MapErr is Map with a context and errors, with the semantics of ForErr.
 // On error it returns nil and the first error.
 func MapErr[T, U any](ctx context.Context, in []T, f func(context.Context, T) (U, error), opts ...Option) ([]U, error) {
+	if ctx == nil {
+		panic("par: MapErr called with a nil context")
+	}
+	mustBody("MapErr", "function", f == nil)
 	out := make([]U, len(in))
-	err := ForErr(ctx, len(in), func(ctx context.Context, i int) error {
+	err := forErr("MapErr", ctx, len(in), func(ctx context.Context, i int) error {
 		v, err := f(ctx, in[i])
 		out[i] = v
 		return err
-	}, opts...)
+	}, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -171,8 +225,9 @@ func MapErr[T, U any](ctx context.Context, in []T, f func(context.Context, T) (U
 // once, on the left. Floating-point addition is associative only up to
 // rounding: the grouping, and so the last bits, depend on how the work was
 // split; pass Deterministic() for a result that is bitwise the same on every
-// run and pool size. Panics are handled as in For.
+// run and pool size. Panics and Goexit are handled as in For.
 func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T {
+	mustBody("Reduce", "combine function", combine == nil)
 	if len(in) == 0 {
 		return identity
 	}
@@ -186,7 +241,7 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 		}
 		return acc
 	}
-	return ReduceRange(len(in), identity, leaf, combine, opts...)
+	return reduceRange("Reduce", len(in), identity, leaf, combine, opts)
 }
 
 // ReduceRange folds [0, n) in parallel, a piece at a time: leaf(lo, hi)
@@ -197,40 +252,66 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 //	combine(identity, combine(...combine(leaf(p0), leaf(p1))..., leaf(pk)))
 //
 // for pieces p0, ..., pk that cover [0, n) in order; for a leaf that folds
-// with combine, that is the sequential left fold. It returns identity when
-// n <= 0. Deterministic() makes the pieces (and so the grouping) depend on
-// n alone. Panics are handled as in For.
+// with combine, that is the sequential left fold. Pieces are as in
+// ForRange. It returns identity when n <= 0. Deterministic() makes the
+// pieces (and so the grouping) depend on n alone. Panics and Goexit are
+// handled as in For.
 func ReduceRange[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
+	mustBody("ReduceRange", "leaf function", leaf == nil)
+	mustBody("ReduceRange", "combine function", combine == nil)
+	return reduceRange("ReduceRange", n, identity, leaf, combine, opts)
+}
+
+func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
+	var c callConfig
+	if len(opts) != 0 {
+		c = mergeOptions(verb, reduceOptions, opts)
+	}
 	if n <= 0 {
 		return identity
 	}
-	if mergeOptions(opts).deterministic {
-		return reduceDeterministic(n, identity, leaf, combine, opts)
+	if c.deterministic {
+		return reduceDeterministic(n, identity, leaf, combine, c)
 	}
-	return runReduce(&reduceFrame[T]{leaf: leaf, combine: combine}, n, identity, opts)
+	return runReduce(&reduceFrame[T]{leaf: leaf, combine: combine}, n, identity, c)
 }
 
 // runReduce runs the reduce frame f over [0, n) and applies identity.
-func runReduce[T any](f *reduceFrame[T], n int, identity T, opts []Option) T {
-	c := mergeOptions(opts)
+func runReduce[T any](f *reduceFrame[T], n int, identity T, c callConfig) T {
 	s, guest, p := enter(c.pool)
 	if s == nil {
 		s = serialSlot(p)
 	}
-	f.loopCore = loopCore{pool: p, owner: s, minGrain: int64(max(1, c.grain))}
+	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel()}
+	f.shape(s, guest, n)
+	var t0 int64
+	if guest {
+		t0 = cputicks()
+	}
+	returned := false
+	defer func() {
+		if !returned { // a Goexit is unwinding this goroutine: as in doRange
+			f.fail(goexitError)
+			f.wait(s)
+			if guest {
+				releaseGuest(s, t0)
+			}
+		}
+	}()
 	root := s.newTask()
 	root.kind, root.frame = taskRange, f
 	root.lo, root.hi = 0, n
 	f.runPiece(s, root)
 	f.wait(s)
+	returned = true
 	if guest {
-		releaseGuest(s)
+		releaseGuest(s, t0)
 	}
 	if pe := f.pe.Load(); pe != nil {
-		panic(pe)
+		raise(pe)
 	}
 	var out T
-	if pe := catch(func() { out = f.combine(identity, f.result) }); pe != nil {
+	if pe := catch(func() { out = f.combine(identity, f.result) }, nil); pe != nil {
 		panic(pe)
 	}
 	return out
@@ -238,14 +319,18 @@ func runReduce[T any](f *reduceFrame[T], n int, identity T, opts []Option) T {
 
 // Invoke runs every fn, in parallel, and returns when all have returned. A
 // panic in any fn is re-raised in the caller as a *PanicError after all
-// have returned. Called from a body, Invoke forks onto the running worker's
-// deque; called from outside, it runs on the default pool.
-func Invoke(fns ...func()) { invoke(nil, fns) }
-
-// Invoke runs every fn on p, as the package-level Invoke.
-func (p *Pool) Invoke(fns ...func()) { invoke(p, fns) }
-
-func invoke(p *Pool, fns []func()) {
+// have returned; a Goexit in any ends the caller's goroutine after all have
+// returned. Called from a body, Invoke forks onto the running worker's
+// deque; called from outside, it runs on the default pool or the one On
+// names. It takes the On option only.
+func Invoke(fns []func(), opts ...Option) {
+	for _, fn := range fns {
+		mustBody("Invoke", "function", fn == nil)
+	}
+	var p *Pool
+	if len(opts) != 0 {
+		p = mergeOptions("Invoke", forkOptions, opts).pool
+	}
 	switch len(fns) {
 	case 0:
 		return
@@ -259,7 +344,7 @@ func invoke(p *Pool, fns []func()) {
 		return
 	}
 	if guest {
-		defer releaseGuest(s)
+		defer releaseGuest(s, cputicks())
 	}
 	if len(fns) == 2 {
 		s.join2(fns[0], fns[1])
@@ -270,13 +355,14 @@ func invoke(p *Pool, fns []func()) {
 
 // Join runs f and g, in parallel, and returns when both have returned. It is
 // Invoke for two functions, and cheaper: f runs on the calling goroutine and
-// does not escape, so only g's closure is allocated.
-func Join(f, g func()) { joinOn(nil, f, g) }
-
-// Join runs f and g on p, as the package-level Join.
-func (p *Pool) Join(f, g func()) { joinOn(p, f, g) }
-
-func joinOn(p *Pool, f, g func()) {
+// does not escape, so only g's closure is allocated. It takes the On option
+// only.
+func Join(f, g func(), opts ...Option) {
+	mustBody("Join", "function", f == nil || g == nil)
+	var p *Pool
+	if len(opts) != 0 {
+		p = mergeOptions("Join", forkOptions, opts).pool
+	}
 	s, guest, _ := enter(p)
 	switch {
 	case s == nil:
@@ -289,6 +375,6 @@ func joinOn(p *Pool, f, g func()) {
 }
 
 func joinAsGuest(s *slot, f, g func()) {
-	defer releaseGuest(s)
+	defer releaseGuest(s, cputicks())
 	s.join2(f, g)
 }

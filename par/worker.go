@@ -15,7 +15,7 @@ func (s *slot) run() {
 			s.retired()
 			continue
 		}
-		t := s.findWork()
+		t := s.findWork(0)
 		if t == nil {
 			t = s.idle()
 		}
@@ -43,7 +43,7 @@ func (s *slot) retired() {
 // or a stale token).
 func (s *slot) idle() *task {
 	p := s.pool
-	spinning := p.cfg.backoff && p.tryStartSpinning(p.layout.Load().active)
+	spinning := !p.exp.noBackoff && p.tryStartSpinning(p.layout.Load().active)
 	for {
 		if spinning {
 			if t := s.spin(); t != nil {
@@ -55,9 +55,9 @@ func (s *slot) idle() *task {
 		if p.closed.Load() || int(s.id) >= p.layout.Load().active {
 			return nil
 		}
-		t, woken := s.park(nil)
+		t, woken := s.park(nil, 0)
 		if t == nil && woken {
-			t = s.findWork()
+			t = s.findWork(0)
 		}
 		if t != nil {
 			if woken {
@@ -65,7 +65,7 @@ func (s *slot) idle() *task {
 			}
 			return t
 		}
-		if !woken || !p.cfg.backoff {
+		if !woken || p.exp.noBackoff {
 			if woken {
 				p.sleep.nSpinning.Add(-1)
 			}
@@ -78,7 +78,7 @@ func (s *slot) idle() *task {
 // spin scans for work for a bounded time.
 func (s *slot) spin() *task {
 	for i := 0; i < spinRounds; i++ {
-		if t := s.findWork(); t != nil {
+		if t := s.findWork(0); t != nil {
 			return t
 		}
 		if s.pool.closed.Load() {
@@ -98,33 +98,47 @@ func (s *slot) runTop(t *task) {
 	s.flushStats()
 }
 
-// execute runs one task.
+// execute runs one task, under its call tree and its pprof labels, and
+// restores the slot's afterwards. t is freed by the time the task returns,
+// so what is restored was read before.
 func (s *slot) execute(t *task) {
+	tree := s.tree
+	s.tree = t.tree.Load()
+	labels := getProfLabel()
+	if t.labels != labels {
+		setProfLabel(t.labels)
+	}
 	if t.kind == taskRange {
 		t.frame.runPiece(s, t)
-		return
+	} else {
+		s.runFunc(t)
 	}
-	s.runFunc(t)
+	s.tree = tree
+	if getProfLabel() != labels {
+		setProfLabel(labels)
+	}
 }
 
 // findWork returns a task from the slot's own deque or stolen from another
-// slot of the pool; nil if every deque looked empty.
-func (s *slot) findWork() *task {
+// slot of the pool; nil if every deque looked empty. tree, if not 0,
+// restricts stealing to that call tree (a waiting slot, see steal.go).
+func (s *slot) findWork(tree uint64) *task {
 	if t := s.popLocal(); t != nil {
 		return t
 	}
-	return s.steal(-1)
+	return s.steal(-1, tree)
 }
 
-// helpUntil runs other work until done is set: its own deque first, then
-// steals (guests too: a caller waiting for its call helps the workers),
-// trying the slot recorded in thief first (leapfrogging: the thief of our
-// task is likely to hold its subtasks). It parks only when no deque has
-// work, listed as a sleeper with done as its wake condition, so that work
-// pushed meanwhile wakes it too (a guest that merely blocked would sit idle
-// while the worker holding the rest of its call splits off pieces). The
-// party that sets done posts a token to this slot afterwards (see sleep.go
-// for why that cannot be lost).
+// helpUntil runs other work of its own call tree until done is set: its
+// own deque first, then steals (guests too: a caller waiting for its call
+// helps the workers), trying the slot recorded in thief first
+// (leapfrogging: the thief of our task is likely to hold its subtasks). It
+// runs nothing of another call tree (isolation, steal.go). It parks only
+// when no deque has such work, listed as a sleeper with done as its wake
+// condition, so that work pushed meanwhile wakes it too (a guest that
+// merely blocked would sit idle while the worker holding the rest of its
+// call splits off pieces). The party that sets done posts a token to this
+// slot afterwards (see sleep.go for why that cannot be lost).
 func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 	spins := 0
 	limit := spinRounds
@@ -137,7 +151,7 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 			spins = 0
 			continue
 		}
-		if t := s.steal(thief.Load() - 1); t != nil {
+		if t := s.steal(thief.Load()-1, s.tree); t != nil {
 			s.execute(t)
 			spins = 0
 			continue
@@ -148,7 +162,7 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 			continue
 		}
 		spins = 0
-		t, woken := s.park(done)
+		t, woken := s.park(done, s.tree)
 		if woken {
 			s.pool.stopSpinning()
 		}

@@ -391,6 +391,35 @@ func (d *Deque[T]) Steal() (x *T, retry bool) {
 	return x, false
 }
 
+// StealIf is Steal for a thief that takes only elements for which match
+// returns true: it looks at the element at the top and claims it only if
+// match accepts it. It returns (nil, false) if the deque was empty or its
+// top element was refused, and (nil, true) if it lost a race (then the top
+// element may have changed, and trying again may succeed). match is called
+// on an element the thief does not own yet, so it may read only what the
+// element's owner publishes atomically; if the claim succeeds, the element
+// was at the top, unchanged, when match looked at it.
+func (d *Deque[T]) StealIf(match func(*T) bool) (x *T, retry bool) {
+	t := d.top.Load()
+	b := d.bottom.Load()
+	if t >= b {
+		return nil, false
+	}
+	r := d.ring.Load()
+	x = r.slots[t&r.mask].Load()
+	if x == nil || !match(x) {
+		// Refused, or read from a slot that index t no longer owns. If top
+		// has not moved, index t still held x (as in Steal: slot t is not
+		// rewritten while t is an element), so the top element really was
+		// refused; else we lost a race.
+		return nil, d.top.Load() != t
+	}
+	if !d.top.CompareAndSwap(t, t+1) {
+		return nil, true
+	}
+	return x, false
+}
+
 // Len returns the number of elements. Any goroutine may call it. The value
 // is a snapshot that may be stale by the time it is used; it is never
 // negative.
