@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 )
 
 // Option adjusts one call of a verb. Options are plain values, so a call that
@@ -207,13 +206,14 @@ func OnMachine(m *Machine) PoolOption {
 
 // Experiments. The benchmarks compare scheduling policies that users have
 // no reason to change; they select them with the environment variable
-// PARLOOP_EXPERIMENT, a comma-separated list read once per process:
+// PARLOOP_EXPERIMENT, a comma-separated list read when a pool starts (so a
+// benchmark can set it before a pool's first call):
 //
 //	victims=nearest|random|longest   the order in which idle workers steal (default nearest)
 //	backoff=on|off                   spin before parking (default on)
 //
-// An unknown setting panics at the first pool start, so a typo cannot pass
-// for a measurement.
+// An unknown setting panics at the pool's start, so a typo cannot pass for
+// a measurement.
 
 // victimPolicy chooses the order in which an idle worker tries to steal.
 type victimPolicy int
@@ -235,13 +235,14 @@ type experiment struct {
 	noBackoff bool
 }
 
-var experiments = sync.OnceValue(func() experiment {
+// experiments reads PARLOOP_EXPERIMENT.
+func experiments() experiment {
 	e, err := parseExperiment(os.Getenv("PARLOOP_EXPERIMENT"))
 	if err != nil {
 		panic(err)
 	}
 	return e
-})
+}
 
 func parseExperiment(s string) (experiment, error) {
 	var e experiment
