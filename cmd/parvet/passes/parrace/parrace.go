@@ -1,0 +1,932 @@
+// Package parrace reports writes in parallel bodies that can race: in
+// function literals passed to parloop's verbs (par.For, par.ForRange,
+// par.ForErr, par.Map, par.MapErr, par.Reduce, par.ReduceRange, par.Join,
+// par.Invoke, par.Both, par.BothOf), to the user's functions that pass their
+// argument on to one of them, and in goroutines started once per loop
+// iteration (go statements, sync.WaitGroup.Go and errgroup.Group.Go in a
+// loop).
+//
+// A write races when it assigns (=, op=, ++, --) a captured variable, appends
+// to a captured slice, writes or deletes in a captured map, or writes through
+// a captured pointer, an element or a field of captured storage, and the
+// written location does not depend on the body's own index (out[i] with i
+// the index parameter of par.For's body, or out[j] with lo <= j < hi in a
+// range body, is fine) and no sync.Mutex or sync.RWMutex is held around it in
+// the body. Each diagnostic says what to use instead: par.Reduce or
+// par.ReduceRange, par.Map, per-index writes, worker-local state combined
+// after the loop, or a mutex.
+//
+// A function whose parameter it runs concurrently (it passes the parameter
+// to a verb, or calls it inside a verb's body) is exported as a
+// RunsConcurrently fact, so that its callers' literals are checked too.
+package parrace
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/parloop/parloop/cmd/parvet/internal/verbs"
+)
+
+// Analyzer is the parrace analyzer.
+var Analyzer = &analysis.Analyzer{
+	Name:      "parrace",
+	Doc:       "report writes in parallel bodies (parloop verbs, their wrappers, goroutines started per loop iteration) that can race",
+	URL:       "https://pkg.go.dev/github.com/parloop/parloop/cmd/parvet/passes/parrace",
+	Requires:  []*analysis.Analyzer{inspect.Analyzer},
+	FactTypes: []analysis.Fact{new(RunsConcurrently)},
+	Run:       run,
+}
+
+// RunsConcurrently marks a function that runs some of its function
+// arguments concurrently, like the verb it ends in.
+type RunsConcurrently struct {
+	Args []verbs.FuncArg
+	Via  string // the verb that runs them, e.g. "par.For"
+}
+
+// AFact implements analysis.Fact.
+func (*RunsConcurrently) AFact() {}
+
+func (f *RunsConcurrently) String() string {
+	var s []string
+	for _, a := range f.Args {
+		s = append(s, fmt.Sprint(a.Arg))
+	}
+	return "runs argument " + strings.Join(s, ",") + " concurrently via " + f.Via
+}
+
+type spec struct {
+	args []verbs.FuncArg
+	name string // what runs it, for messages: "par.For" or "runAll (which runs it concurrently via par.For)"
+	body string // how messages name the body: "par.For body" or "body passed to runAll (...)"
+	via  string // the verb
+}
+
+type checker struct {
+	pass    *analysis.Pass
+	local   map[*types.Func]*RunsConcurrently
+	funcVar map[*types.Var]*ast.FuncLit // v := func(...) {...}
+	handled map[*ast.FuncLit]bool       // literals checked as bodies of their own
+	checks  []func()
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	c := &checker{
+		pass:    pass,
+		local:   make(map[*types.Func]*RunsConcurrently),
+		funcVar: make(map[*types.Var]*ast.FuncLit),
+		handled: make(map[*ast.FuncLit]bool),
+	}
+
+	// Local function values: f := func(i int) {...}; par.For(n, f).
+	ins.Preorder([]ast.Node{(*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil)}, func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						if lit, ok := ast.Unparen(n.Rhs[i]).(*ast.FuncLit); ok {
+							if v, ok := pass.TypesInfo.Defs[id].(*types.Var); ok {
+								c.funcVar[v] = lit
+							}
+						}
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == len(n.Values) {
+				for i, id := range n.Names {
+					if lit, ok := ast.Unparen(n.Values[i]).(*ast.FuncLit); ok {
+						if v, ok := pass.TypesInfo.Defs[id].(*types.Var); ok {
+							c.funcVar[v] = lit
+						}
+					}
+				}
+			}
+		}
+	})
+
+	c.findWrappers(ins)
+
+	// Verb and wrapper calls.
+	ins.Preorder([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node) {
+		call := n.(*ast.CallExpr)
+		sp := c.specOf(call)
+		if sp == nil {
+			return
+		}
+		c.checkCall(call, sp)
+	})
+
+	// Goroutines started per loop iteration.
+	ins.WithStack([]ast.Node{(*ast.GoStmt)(nil), (*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
+		if !push {
+			return true
+		}
+		var lit *ast.FuncLit
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			lit, _ = ast.Unparen(n.Call.Fun).(*ast.FuncLit)
+		case *ast.CallExpr:
+			if isGroupGo(pass.TypesInfo, n) && len(n.Args) == 1 {
+				lit, _ = ast.Unparen(n.Args[0]).(*ast.FuncLit)
+			}
+		}
+		if lit == nil {
+			return true
+		}
+		loop := enclosingLoop(stack)
+		if loop == nil || joinedEachIteration(pass.TypesInfo, loop, n) {
+			return true
+		}
+		c.handled[lit] = true
+		b := c.newBody(lit, loop, "goroutine started per loop iteration", "")
+		// Every variable declared in the loop (header or body) is per
+		// iteration, and so are the literal's parameters.
+		ast.Inspect(loop, func(m ast.Node) bool {
+			if id, ok := m.(*ast.Ident); ok {
+				if v, ok := pass.TypesInfo.Defs[id].(*types.Var); ok {
+					b.dep[v] = true
+				}
+			}
+			return true
+		})
+		c.checks = append(c.checks, func() { b.checkLoop() })
+		return true
+	})
+
+	for _, f := range c.checks {
+		f()
+	}
+	return nil, nil
+}
+
+// isGroupGo reports whether call is wg.Go(f) on a sync.WaitGroup or g.Go(f)
+// on an errgroup.Group.
+func isGroupGo(info *types.Info, call *ast.CallExpr) bool {
+	fn := typeutil.Callee(info, call)
+	f, ok := fn.(*types.Func)
+	if !ok || f.Name() != "Go" || f.Pkg() == nil {
+		return false
+	}
+	n := verbs.Name(f)
+	return (f.Pkg().Path() == "sync" && n == "WaitGroup.Go") ||
+		(f.Pkg().Path() == "golang.org/x/sync/errgroup" && n == "Group.Go")
+}
+
+// enclosingLoop returns the innermost for or range statement around the last
+// node of stack, unless a function boundary comes first.
+func enclosingLoop(stack []ast.Node) ast.Stmt {
+	for i := len(stack) - 2; i >= 0; i-- {
+		switch s := stack[i].(type) {
+		case *ast.FuncLit, *ast.FuncDecl:
+			return nil
+		case *ast.ForStmt:
+			if i+1 < len(stack) && stack[i+1] == s.Body {
+				return s
+			}
+			return nil
+		case *ast.RangeStmt:
+			if i+1 < len(stack) && stack[i+1] == s.Body {
+				return s
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// joinedEachIteration reports whether, after starting the goroutine, the
+// loop body waits (a receive, a select, a Wait call) before the next
+// iteration, so that the goroutines do not overlap.
+func joinedEachIteration(info *types.Info, loop ast.Stmt, start ast.Node) bool {
+	var body *ast.BlockStmt
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		body = l.Body
+	case *ast.RangeStmt:
+		body = l.Body
+	}
+	joined := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if joined || n == nil {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if n.Pos() < start.End() {
+			return true
+		}
+		switch n := n.(type) {
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				joined = true
+			}
+		case *ast.SelectStmt:
+			joined = true
+		case *ast.RangeStmt:
+			if t, ok := info.TypeOf(n.X).Underlying().(*types.Chan); ok && t != nil {
+				joined = true
+			}
+		case *ast.CallExpr:
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Wait" {
+				joined = true
+			}
+		}
+		return true
+	})
+	return joined
+}
+
+// specOf returns how call runs its function arguments, or nil.
+func (c *checker) specOf(call *ast.CallExpr) *spec {
+	fn, _ := typeutil.Callee(c.pass.TypesInfo, call).(*types.Func)
+	if fn == nil {
+		return nil
+	}
+	fn = fn.Origin()
+	if v := verbs.Lookup(fn); v != nil {
+		d := verbs.Display(fn)
+		return &spec{args: v.Args, name: d, body: d + " body", via: d}
+	}
+	f := c.local[fn]
+	if f == nil {
+		var imp RunsConcurrently
+		if fn.Pkg() != c.pass.Pkg && c.pass.ImportObjectFact(fn, &imp) {
+			f = &imp
+		}
+	}
+	if f == nil {
+		return nil
+	}
+	name := fn.Name()
+	if fn.Pkg() != c.pass.Pkg {
+		name = verbs.Display(fn)
+	}
+	name += " (which runs it concurrently via " + f.Via + ")"
+	return &spec{args: f.Args, name: name, body: "body passed to " + name, via: f.Via}
+}
+
+// findWrappers computes, to a fixed point, the package's functions that run
+// a parameter concurrently, and exports them as facts.
+func (c *checker) findWrappers(ins *inspector.Inspector) {
+	var decls []*ast.FuncDecl
+	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil)}, func(n ast.Node) {
+		if d := n.(*ast.FuncDecl); d.Body != nil {
+			decls = append(decls, d)
+		}
+	})
+	info := c.pass.TypesInfo
+	for round := 0; round < 8; round++ {
+		changed := false
+		for _, d := range decls {
+			fn, _ := info.Defs[d.Name].(*types.Func)
+			if fn == nil || c.local[fn] != nil {
+				continue
+			}
+			params := map[*types.Var]int{}
+			k := 0
+			for _, fld := range d.Type.Params.List {
+				names := fld.Names
+				if len(names) == 0 {
+					k++
+					continue
+				}
+				for _, id := range names {
+					if v, ok := info.Defs[id].(*types.Var); ok {
+						if _, isFunc := v.Type().Underlying().(*types.Signature); isFunc {
+							params[v] = k
+						} else if s, ok := v.Type().Underlying().(*types.Slice); ok {
+							if _, ok := s.Elem().Underlying().(*types.Signature); ok {
+								params[v] = k
+							}
+						}
+					}
+					k++
+				}
+			}
+			if len(params) == 0 {
+				continue
+			}
+			if sig := fn.Type().(*types.Signature); sig.Variadic() {
+				delete(params, sig.Params().At(sig.Params().Len()-1))
+			}
+			var fact RunsConcurrently
+			seen := map[int]bool{}
+			ast.Inspect(d.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sp := c.specOf(call)
+				if sp == nil {
+					return true
+				}
+				for _, fa := range sp.args {
+					if fa.Arg >= len(call.Args) {
+						continue
+					}
+					a := ast.Unparen(call.Args[fa.Arg])
+					if id, ok := a.(*ast.Ident); ok {
+						if v, ok := info.Uses[id].(*types.Var); ok {
+							if k, ok := params[v]; ok && !seen[k] {
+								seen[k] = true
+								nfa := fa
+								nfa.Arg = k
+								fact.Args = append(fact.Args, nfa)
+								fact.Via = sp.via
+							}
+						}
+						continue
+					}
+					lit, ok := a.(*ast.FuncLit)
+					if !ok || fa.Kind != verbs.Loop || fa.Elems {
+						continue
+					}
+					idx := indexVars(info, lit, fa)
+					ast.Inspect(lit.Body, func(m ast.Node) bool {
+						inner, ok := m.(*ast.CallExpr)
+						if !ok {
+							return true
+						}
+						id, ok := ast.Unparen(inner.Fun).(*ast.Ident)
+						if !ok {
+							return true
+						}
+						v, ok := info.Uses[id].(*types.Var)
+						if !ok {
+							return true
+						}
+						k, ok := params[v]
+						if !ok || seen[k] {
+							return true
+						}
+						if _, isFunc := v.Type().Underlying().(*types.Signature); !isFunc {
+							return true
+						}
+						seen[k] = true
+						nfa := verbs.FuncArg{Arg: k, Kind: verbs.Loop}
+						for _, want := range idx {
+							for j, arg := range inner.Args {
+								if aid, ok := ast.Unparen(arg).(*ast.Ident); ok && info.Uses[aid] == want {
+									nfa.Index = append(nfa.Index, j)
+								}
+							}
+						}
+						if fa.Range && len(nfa.Index) != 2 {
+							nfa.Index = nil
+						}
+						nfa.Range = fa.Range && len(nfa.Index) == 2
+						fact.Args = append(fact.Args, nfa)
+						fact.Via = sp.via
+						return true
+					})
+				}
+				return true
+			})
+			if len(fact.Args) > 0 {
+				sort.Slice(fact.Args, func(i, j int) bool { return fact.Args[i].Arg < fact.Args[j].Arg })
+				f := fact
+				c.local[fn] = &f
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for fn, f := range c.local {
+		c.pass.ExportObjectFact(fn, f)
+	}
+}
+
+// indexVars returns the index parameters of lit as fa describes them.
+func indexVars(info *types.Info, lit *ast.FuncLit, fa verbs.FuncArg) []*types.Var {
+	var params []*types.Var
+	for _, fld := range lit.Type.Params.List {
+		if len(fld.Names) == 0 {
+			params = append(params, nil)
+		}
+		for _, id := range fld.Names {
+			v, _ := info.Defs[id].(*types.Var)
+			params = append(params, v)
+		}
+	}
+	var out []*types.Var
+	for _, i := range fa.Index {
+		if i < len(params) && params[i] != nil {
+			out = append(out, params[i])
+		}
+	}
+	return out
+}
+
+// funcLitOf resolves a function argument to its literal.
+func (c *checker) funcLitOf(e ast.Expr) *ast.FuncLit {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.FuncLit:
+		return e
+	case *ast.Ident:
+		if v, ok := c.pass.TypesInfo.Uses[e].(*types.Var); ok {
+			return c.funcVar[v]
+		}
+	}
+	return nil
+}
+
+func (c *checker) checkCall(call *ast.CallExpr, sp *spec) {
+	var once []*ast.FuncLit
+	onceOpaque := false
+	for _, fa := range sp.args {
+		if fa.Arg >= len(call.Args) {
+			continue
+		}
+		arg := call.Args[fa.Arg]
+		if fa.Elems {
+			cl, ok := ast.Unparen(arg).(*ast.CompositeLit)
+			if !ok {
+				onceOpaque = true
+				continue
+			}
+			for _, el := range cl.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					el = kv.Value
+				}
+				if lit := c.funcLitOf(el); lit != nil {
+					once = append(once, lit)
+				} else {
+					onceOpaque = true
+				}
+			}
+			continue
+		}
+		lit := c.funcLitOf(arg)
+		if lit == nil {
+			if fa.Kind == verbs.Once {
+				onceOpaque = true
+			}
+			continue
+		}
+		if fa.Kind == verbs.Once {
+			once = append(once, lit)
+			continue
+		}
+		c.handled[lit] = true
+		b := c.newBody(lit, lit, sp.body, sp.via)
+		for _, v := range indexVars(c.pass.TypesInfo, lit, fa) {
+			b.dep[v] = true
+			b.index = append(b.index, v.Name())
+		}
+		b.rangeBody = fa.Range
+		c.checks = append(c.checks, func() { b.checkLoop() })
+	}
+	_ = onceOpaque // opaque siblings cannot be inspected; only literal pairs are checked
+	if len(once) > 1 {
+		for _, lit := range once {
+			c.handled[lit] = true
+		}
+		for i, lit := range once {
+			var others []*ast.FuncLit
+			for j, o := range once {
+				if j != i {
+					others = append(others, o)
+				}
+			}
+			b := c.newBody(lit, lit, "function passed to "+sp.name, sp.via)
+			b.siblings = others
+			c.checks = append(c.checks, func() { b.checkLoop() })
+		}
+	}
+}
+
+type shape int
+
+const (
+	shVar shape = iota
+	shElem
+	shMap
+	shField
+	shPtr
+)
+
+type lockEvent struct {
+	pos  token.Pos
+	lock bool
+}
+
+type body struct {
+	c         *checker
+	lit       *ast.FuncLit
+	region    ast.Node // variables declared inside are per body (the literal, or the loop for goroutines)
+	what      string   // "par.For body"
+	via       string   // the verb, "" for goroutines
+	dep       map[*types.Var]bool
+	index     []string
+	rangeBody bool
+	siblings  []*ast.FuncLit // Once: the functions running at the same time
+	locks     []lockEvent
+	reported  map[*types.Var]bool
+}
+
+func (c *checker) newBody(lit *ast.FuncLit, region ast.Node, what, via string) *body {
+	return &body{c: c, lit: lit, region: region, what: what, via: via, dep: map[*types.Var]bool{}, reported: map[*types.Var]bool{}}
+}
+
+func (b *body) info() *types.Info { return b.c.pass.TypesInfo }
+
+// captured reports whether v is declared outside the body's region.
+func (b *body) captured(v *types.Var) bool {
+	if v == nil || v.IsField() || v.Name() == "_" {
+		return false
+	}
+	return v.Pos() < b.region.Pos() || v.Pos() >= b.region.End() || !v.Pos().IsValid()
+}
+
+func (b *body) mentionsDep(e ast.Node) bool {
+	if e == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if v, ok := b.info().Uses[id].(*types.Var); ok && b.dep[v] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// propagate marks the body's locals computed from the index as dependent.
+func (b *body) propagate() {
+	info := b.info()
+	for round := 0; round < 4; round++ {
+		changed := false
+		mark := func(id ast.Expr) {
+			if id, ok := id.(*ast.Ident); ok {
+				v, _ := info.ObjectOf(id).(*types.Var)
+				if v != nil && !b.captured(v) && !b.dep[v] {
+					b.dep[v] = true
+					changed = true
+				}
+			}
+		}
+		ast.Inspect(b.lit.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				any := false
+				for _, r := range n.Rhs {
+					if b.mentionsDep(r) {
+						any = true
+					}
+				}
+				if any {
+					for _, l := range n.Lhs {
+						mark(l)
+					}
+				}
+			case *ast.ValueSpec:
+				any := false
+				for _, r := range n.Values {
+					if b.mentionsDep(r) {
+						any = true
+					}
+				}
+				if any {
+					for _, l := range n.Names {
+						mark(l)
+					}
+				}
+			case *ast.RangeStmt:
+				// The value of a range over index-dependent storage is; the
+				// key counts from zero again, so it is not.
+				if n.Value != nil && b.mentionsDep(n.X) {
+					mark(n.Value)
+				}
+			}
+			return true
+		})
+		if !changed {
+			break
+		}
+	}
+}
+
+// collectLocks records Lock and Unlock calls, in source order.
+func (b *body) collectLocks() {
+	info := b.info()
+	deferred := map[*ast.CallExpr]bool{}
+	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
+		if d, ok := n.(*ast.DeferStmt); ok {
+			deferred[d.Call] = true
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok || deferred[call] {
+			return true
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		name := sel.Sel.Name
+		if name != "Lock" && name != "Unlock" && name != "RLock" && name != "RUnlock" {
+			return true
+		}
+		if !isLocker(info.TypeOf(sel.X)) {
+			return true
+		}
+		b.locks = append(b.locks, lockEvent{pos: call.Pos(), lock: name == "Lock"})
+		return true
+	})
+}
+
+func isLocker(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	ms := types.NewMethodSet(types.NewPointer(t))
+	if _, ok := t.Underlying().(*types.Pointer); ok {
+		ms = types.NewMethodSet(t)
+	}
+	has := func(n string) bool {
+		for i := 0; i < ms.Len(); i++ {
+			if ms.At(i).Obj().Name() == n {
+				return true
+			}
+		}
+		return false
+	}
+	return has("Lock") && has("Unlock")
+}
+
+func (b *body) protected(pos token.Pos) bool {
+	var last *lockEvent
+	for i := range b.locks {
+		if b.locks[i].pos < pos {
+			last = &b.locks[i]
+		}
+	}
+	return last != nil && last.lock
+}
+
+// target finds the variable a write to e lands in, and the write's shape;
+// nil when the location depends on the index or is not a variable's.
+func (b *body) target(e ast.Expr) (*types.Var, shape, ast.Expr) {
+	info := b.info()
+	sh, set := shVar, false
+	outer := e
+	mark := func(s shape) {
+		if !set {
+			sh, set = s, true
+		}
+	}
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.Ident:
+			v, _ := info.ObjectOf(x).(*types.Var)
+			if v == nil || x.Name == "_" {
+				return nil, 0, nil
+			}
+			return v, sh, outer
+		case *ast.IndexExpr:
+			t := info.TypeOf(x.X)
+			if t == nil {
+				return nil, 0, nil
+			}
+			u := t.Underlying()
+			if p, ok := u.(*types.Pointer); ok {
+				u = p.Elem().Underlying()
+			}
+			switch u.(type) {
+			case *types.Map:
+				mark(shMap)
+			case *types.Slice, *types.Array:
+				if b.mentionsDep(x.Index) {
+					return nil, 0, nil
+				}
+				mark(shElem)
+			default:
+				return nil, 0, nil
+			}
+			e = x.X
+		case *ast.SliceExpr:
+			if b.mentionsDep(x.Low) || b.mentionsDep(x.High) {
+				return nil, 0, nil
+			}
+			mark(shElem)
+			e = x.X
+		case *ast.SelectorExpr:
+			sel := info.Selections[x]
+			if sel == nil {
+				v, _ := info.Uses[x.Sel].(*types.Var)
+				if v == nil {
+					return nil, 0, nil
+				}
+				return v, sh, outer
+			}
+			if sel.Kind() != types.FieldVal {
+				return nil, 0, nil
+			}
+			mark(shField)
+			e = x.X
+		case *ast.StarExpr:
+			mark(shPtr)
+			e = x.X
+		default:
+			return nil, 0, nil
+		}
+	}
+}
+
+func (b *body) checkLoop() {
+	b.propagate()
+	b.collectLocks()
+	info := b.info()
+	onceDo := map[*ast.FuncLit]bool{}
+	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			if b.c.handled[n] || onceDo[n] {
+				return false
+			}
+		case *ast.CallExpr:
+			// Writes inside once.Do(func() {...}) are serialized.
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Do" && len(n.Args) == 1 {
+				if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "sync" {
+					if lit, ok := ast.Unparen(n.Args[0]).(*ast.FuncLit); ok {
+						onceDo[lit] = true
+					}
+				}
+			}
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && len(n.Args) > 0 {
+				if bi, ok := info.Uses[id].(*types.Builtin); ok {
+					switch bi.Name() {
+					case "delete", "clear":
+						b.write(n.Args[0], n, "delete")
+					case "copy":
+						b.write(n.Args[0], n, "copy")
+					}
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				return true
+			}
+			for i, l := range n.Lhs {
+				op := n.Tok.String()
+				if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && isAppendTo(info, n.Rhs[i], l) {
+					op = "append"
+				}
+				b.write(l, n, op)
+			}
+		case *ast.IncDecStmt:
+			b.write(n.X, n, n.Tok.String())
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				if n.Key != nil {
+					b.write(n.Key, n, "=")
+				}
+				if n.Value != nil {
+					b.write(n.Value, n, "=")
+				}
+			}
+		}
+		return true
+	})
+}
+
+func isAppendTo(info *types.Info, rhs, lhs ast.Expr) bool {
+	call, ok := ast.Unparen(rhs).(*ast.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return false
+	}
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	if bi, ok := info.Uses[id].(*types.Builtin); !ok || bi.Name() != "append" {
+		return false
+	}
+	return types.ExprString(ast.Unparen(call.Args[0])) == types.ExprString(ast.Unparen(lhs))
+}
+
+func (b *body) write(lhs ast.Expr, at ast.Node, op string) {
+	v, sh, _ := b.target(lhs)
+	if v == nil || !b.captured(v) || b.protected(at.Pos()) || b.reported[v] {
+		return
+	}
+	if op == "copy" {
+		if sh == shVar {
+			sh = shElem
+		}
+	}
+	if op == "delete" {
+		if _, ok := v.Type().Underlying().(*types.Map); ok || sh == shMap {
+			sh = shMap
+		} else if sh == shVar {
+			sh = shElem
+		}
+	}
+	if b.siblings != nil {
+		// Once: a race only with the functions running beside it.
+		used := false
+		for _, o := range b.siblings {
+			ast.Inspect(o, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && b.info().Uses[id] == v {
+					used = true
+				}
+				return !used
+			})
+		}
+		if !used {
+			return
+		}
+	}
+	b.reported[v] = true
+	b.c.pass.Report(analysis.Diagnostic{
+		Pos:      at.Pos(),
+		End:      at.End(),
+		Category: "race",
+		Message:  b.message(v, sh, lhs, op),
+	})
+}
+
+func (b *body) message(v *types.Var, sh shape, lhs ast.Expr, op string) string {
+	name := v.Name()
+	var what string
+	switch sh {
+	case shVar:
+		switch op {
+		case "append":
+			what = "appends to captured slice " + name
+		case "=", ":=":
+			what = "assigns captured variable " + name
+		case "++", "--":
+			what = name + op + " updates captured variable " + name
+		default:
+			what = "updates captured variable " + name + " with " + op
+		}
+	case shMap:
+		if op == "delete" {
+			what = "deletes from captured map " + name
+		} else {
+			what = "writes captured map " + name
+		}
+	case shElem:
+		idx := "the body's index"
+		if len(b.index) > 0 {
+			idx = "the body's index " + strings.Join(b.index, ", ")
+		} else if b.via == "" {
+			idx = "the loop iteration"
+		}
+		what = "writes " + types.ExprString(lhs) + " in captured " + name + " at a position that does not depend on " + idx
+	case shField:
+		what = "writes " + types.ExprString(lhs) + ", a field of captured " + name
+	case shPtr:
+		what = "writes through captured pointer " + name
+	}
+
+	var fix string
+	isErr := types.Identical(v.Type(), types.Universe.Lookup("error").Type())
+	switch {
+	case b.siblings != nil:
+		fix = "the functions run at the same time and another one uses " + name + "; give each its own variable and combine them after the call (par.Both returns two results)"
+	case isErr && (b.via == "par.ForErr" || b.via == "par.MapErr"):
+		fix = "return the error from the body instead: " + b.via + " returns the first one"
+	case isErr:
+		fix = "return errors through errgroup or par.ForErr, or guard " + name + " with a sync.Mutex"
+	case sh == shVar && op == "append":
+		fix = "build the slice with par.Map, or preallocate it and write " + name + "[i]"
+	case sh == shVar && op != "=":
+		fix = "accumulate per index or per piece and combine with par.Reduce or par.ReduceRange, or use sync/atomic"
+	case sh == shVar:
+		fix = "write per-index results (out[i] = ...) and combine them after the loop, or use par.Reduce"
+	case sh == shMap:
+		fix = "maps are not safe for concurrent writes: collect per-index results in a slice and build the map after the loop, or hold a sync.Mutex around the write"
+	case sh == shElem && b.rangeBody:
+		fix = "write only the elements lo..hi-1 of the body's own piece, or use par.Map"
+	case sh == shElem:
+		fix = "write only elements indexed by the body's own index, or use par.Map"
+	default:
+		fix = "keep worker-local state and merge it after the loop (par.Reduce), or hold a sync.Mutex around the write"
+	}
+	if b.via == "" {
+		return fmt.Sprintf("%s %s without synchronization (data race); %s", b.what, what, fix)
+	}
+	return fmt.Sprintf("%s %s (data race); %s", b.what, what, fix)
+}
