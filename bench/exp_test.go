@@ -7,6 +7,7 @@ package bench
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -76,12 +77,18 @@ func loopCase(w *workloads.Loop) policyCase {
 	}
 }
 
+// joinOn is par.Join on pool p as a workloads.Joiner.
+func joinOn(p *par.Pool) workloads.Joiner {
+	on := par.On(p)
+	return func(f, g func()) { par.Join(f, g, on) }
+}
+
 func fibCase(n, cutoff int) policyCase {
 	var got int
 	want := workloads.FibValue(n)
 	return policyCase{
 		name: fmt.Sprintf("fib%d", n),
-		run:  func(p *par.Pool) { got = workloads.FibJoin(n, cutoff, p.Join) },
+		run:  func(p *par.Pool) { got = workloads.FibJoin(n, cutoff, joinOn(p)) },
 		verify: func() error {
 			if got != want {
 				return fmt.Errorf("fib(%d) = %d, want %d", n, got, want)
@@ -96,7 +103,7 @@ func treeCase() policyCase {
 	var n, sum uint64
 	return policyCase{
 		name: "tree",
-		run:  func(p *par.Pool) { n, sum = t.Join(t.Root(), 0, int(^uint(0)>>1), p.Join) },
+		run:  func(p *par.Pool) { n, sum = t.Join(t.Root(), 0, int(^uint(0)>>1), joinOn(p)) },
 		verify: func() error {
 			wn, ws := treeWant()
 			if n != wn || sum != ws {
@@ -145,13 +152,36 @@ func burstCase() policyCase {
 	}
 }
 
-// benchPolicies runs every case on a pool made with each configuration.
-func benchPolicies(b *testing.B, key string, cases []policyCase, configs []string, opt func(string) par.PoolOption) {
+// newExperimentPool makes a pool running the scheduling policy setting
+// (a PARLOOP_EXPERIMENT value such as "victims=random" or "backoff=off";
+// "" for the defaults). The library reads PARLOOP_EXPERIMENT when a pool
+// starts, at its first call, so this sets the variable, creates the pool,
+// starts it with one trivial call and restores the variable as it was.
+// Benchmarks run one at a time, so nothing else reads the variable meanwhile.
+func newExperimentPool(setting string, opts ...par.PoolOption) *par.Pool {
+	const key = "PARLOOP_EXPERIMENT"
+	old, had := os.LookupEnv(key)
+	defer func() {
+		if had {
+			os.Setenv(key, old)
+		} else {
+			os.Unsetenv(key)
+		}
+	}()
+	os.Setenv(key, setting)
+	p := par.NewPool(opts...)
+	par.Join(func() {}, func() {}, par.On(p))
+	return p
+}
+
+// benchPolicies runs every case on a pool made with each configuration:
+// key=cfg as a PARLOOP_EXPERIMENT setting.
+func benchPolicies(b *testing.B, key string, cases []policyCase, configs []string) {
 	for _, c := range cases {
 		b.Run("work="+c.name, func(b *testing.B) {
 			for _, cfg := range configs {
 				b.Run(key+"="+cfg, func(b *testing.B) {
-					p := par.NewPool(opt(cfg))
+					p := newExperimentPool(key + "=" + cfg)
 					defer p.Close()
 					m := start(b, p)
 					for range b.N {
@@ -168,15 +198,11 @@ func benchPolicies(b *testing.B, key string, cases []policyCase, configs []strin
 // BenchmarkExp_Victims compares victim selection: random, the longest deque
 // first, and nearest first (the default).
 func BenchmarkExp_Victims(b *testing.B) {
-	policies := map[string]par.VictimPolicy{
-		"nearest": par.VictimNearest, "random": par.VictimRandom, "longest": par.VictimLongest,
-	}
 	cases := []policyCase{loopCase(skewed().Loop()), loopCase(mandel().Loop()), treeCase(), fibCase(workloads.FibCutN, workloads.FibCutCutoff)}
 	if testing.Short() { // the quick report: no mandelbrot
 		cases = append(cases[:1], cases[2:]...)
 	}
-	benchPolicies(b, "victims", cases, []string{"nearest", "random", "longest"},
-		func(s string) par.PoolOption { return par.Victims(policies[s]) })
+	benchPolicies(b, "victims", cases, []string{"nearest", "random", "longest"})
 }
 
 // BenchmarkExp_Backoff compares bounded spinning before parking (on, the
@@ -186,6 +212,28 @@ func BenchmarkExp_Backoff(b *testing.B) {
 		loopCase(workloads.Tiny(workloads.TinyN)), burstCase(), callersCase(),
 		loopCase(skewed().Loop()), fibCase(workloads.FibEvery, 1),
 	}
-	benchPolicies(b, "backoff", cases, []string{"on", "off"},
-		func(s string) par.PoolOption { return par.Backoff(s == "on") })
+	benchPolicies(b, "backoff", cases, []string{"on", "off"})
+}
+
+// TestExperimentPool checks that newExperimentPool's setting reaches the
+// pool (an unknown setting panics at the pool's start, which it can only do
+// if the variable was read) and that the variable is restored after.
+func TestExperimentPool(t *testing.T) {
+	t.Setenv("PARLOOP_EXPERIMENT", "backoff=on")
+	p := newExperimentPool("victims=random")
+	p.Close()
+	if v := os.Getenv("PARLOOP_EXPERIMENT"); v != "backoff=on" {
+		t.Fatalf("PARLOOP_EXPERIMENT = %q after newExperimentPool, want it restored", v)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("an unknown PARLOOP_EXPERIMENT setting did not panic: the pool did not read it")
+			}
+		}()
+		newExperimentPool("victims=nosuch").Close()
+	}()
+	if v := os.Getenv("PARLOOP_EXPERIMENT"); v != "backoff=on" {
+		t.Fatalf("PARLOOP_EXPERIMENT = %q after a panicking newExperimentPool, want it restored", v)
+	}
 }

@@ -65,7 +65,7 @@ func fibParInvoke(n, cutoff int) int {
 		return workloads.FibSeq(n)
 	}
 	var x, y int
-	par.Invoke(func() { x = fibParInvoke(n-1, cutoff) }, func() { y = fibParInvoke(n-2, cutoff) })
+	par.Invoke([]func(){func() { x = fibParInvoke(n-1, cutoff) }, func() { y = fibParInvoke(n-2, cutoff) }})
 	return x + y
 }
 

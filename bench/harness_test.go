@@ -51,7 +51,7 @@ func warm(p *par.Pool) {
 		}
 		sink[i] = x
 	}, par.On(p))
-	p.Join(func() {}, func() {})
+	par.Join(func() {}, func() {}, par.On(p))
 }
 
 // pause stops the clocks around untimed per-op preparation.

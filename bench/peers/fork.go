@@ -35,9 +35,13 @@ func Forks() []ForkPeer {
 		{Name: "wg-cutoff", HandCutoff: true, Open: openJoin(WaitGroupJoin)},
 		{Name: "errgroup", Open: openErrgroupJoin},
 		{Name: "conc", Open: openJoin(ConcPoolJoin)},
-		{Name: "par.Join", Parloop: true, Open: openJoin(par.Join)},
+		{Name: "par.Join", Parloop: true, Open: openJoin(ParJoin)},
 	}
 }
+
+// ParJoin is par.Join as a workloads.Joiner: par.Join takes options, so it
+// is not a func(f, g func()) value itself.
+func ParJoin(f, g func()) { par.Join(f, g) }
 
 // WaitGroupJoin runs f on a new goroutine and g on this one.
 func WaitGroupJoin(f, g func()) {

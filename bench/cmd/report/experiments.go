@@ -28,8 +28,9 @@ func writeExperiments(b *strings.Builder, main, exp *Set, out, warning string) e
 	if p == 0 {
 		b.WriteString("No experiment results in this run.\n\n")
 	} else {
-		fmt.Fprintf(b, "Run on the real runtime at %d workers (GOMAXPROCS=%d), each on its own pool where the "+
-			"experiment sets a pool option. Generated findings follow each table; the interpretation is in the "+
+		fmt.Fprintf(b, "Run on the real runtime at %d workers (GOMAXPROCS=%d). The victim and back-off experiments run each "+
+			"setting on a fresh pool started with `PARLOOP_EXPERIMENT` set to it (`victims=…`, `backoff=…`), the library's "+
+			"switch for policies users have no reason to change. Generated findings follow each table; the interpretation is in the "+
 			"hand-written analysis below.\n\n", p, p)
 		if err := writeGrain(b, exp, p, out); err != nil {
 			return err

@@ -49,8 +49,11 @@ func evalGoals(g, g2 *Set) []GoalRow {
 			}
 			al, _ := g.Median(name, p, "allocs/op")
 			call := "(f, g)"
-			if op == "BothOf" {
+			switch op {
+			case "BothOf":
 				call = "(f, 1, g, 2)"
+			case "Invoke":
+				call = "([]func(){f, g})"
 			}
 			add(GoalRow{Goal: fmt.Sprintf("`par.%s%s`, empty f and g, inside a body", op, call), Procs: p,
 				Target: "≤ 25 ns, 0 allocs", Measured: fmt.Sprintf("%s, %s allocs", fmtTime(ns), fmtNum(al)),
@@ -58,7 +61,7 @@ func evalGoals(g, g2 *Set) []GoalRow {
 		}
 		for _, op := range []string{"outside", "call"} {
 			impl := "parloop"
-			what := "`Default().Invoke(f, g)` from a goroutine that is not a worker"
+			what := "`par.Invoke([]func(){f, g}, par.On(par.Default()))` from a goroutine that is not a worker"
 			if op == "call" {
 				impl, what = "base", "`f(); g()` through func values (scale)"
 			}

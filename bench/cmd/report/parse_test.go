@@ -127,7 +127,7 @@ func TestEvalGoals(t *testing.T) {
 		got[fmt.Sprintf("%s@%d", r.Goal, r.Procs)] = r.Verdict
 	}
 	expect := map[string]string{
-		"`par.Invoke(f, g)`, empty f and g, inside a body@1":                              "pass",
+		"`par.Invoke([]func(){f, g})`, empty f and g, inside a body@1":                    "pass",
 		"`par.Join(f, g)`, empty f and g, inside a body@2":                                "**FAIL**",
 		"fib(30) forking at every call: `par.Join` against a goroutine per fork (`wg`)@2": "pass",
 		"fib(30), `par.Join`: overhead per fork, (time − seq)/1,346,268@1":                "**FAIL**",
