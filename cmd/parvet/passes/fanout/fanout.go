@@ -271,6 +271,9 @@ func rootObj(info *types.Info, e ast.Expr) types.Object {
 // computeBlocks finds, to a fixed point, the package's functions that block,
 // and exports them.
 func (ps *pass) computeBlocks() {
+	if noFacts(ps.Pkg.Path()) {
+		return
+	}
 	var decls []*ast.FuncDecl
 	for _, f := range ps.Files {
 		for _, d := range f.Decls {
@@ -290,7 +293,7 @@ func (ps *pass) computeBlocks() {
 				continue
 			}
 			if why := ps.nodeBlocks(d.Body, nil); why != "" {
-				ps.blocks[fn] = trimWhy(why)
+				ps.blocks[fn] = rootWhy(why)
 				changed = true
 			}
 		}
@@ -303,12 +306,30 @@ func (ps *pass) computeBlocks() {
 	}
 }
 
-// trimWhy keeps the first link of a chain of reasons.
-func trimWhy(why string) string {
-	if i := strings.Index(why, ", which "); i >= 0 {
-		return why[:i]
+// rootWhy keeps the last link of a chain of reasons: the operation that
+// blocks ("calls time.Sleep"), however deep the call chain.
+func rootWhy(why string) string {
+	if i := strings.LastIndex(why, ", which "); i >= 0 {
+		return why[i+len(", which "):]
 	}
 	return why
+}
+
+// noFacts reports whether the package's functions are judged by the lists
+// above alone: the runtime and the low-level standard packages block only
+// internally (the garbage collector's channels, semaphores) and would
+// otherwise make every allocation look blocking.
+func noFacts(path string) bool {
+	if strings.Contains(strings.Split(path, "/")[0], ".") {
+		return false
+	}
+	for _, p := range []string{"runtime", "reflect", "internal", "sync", "unsafe", "math", "strconv", "unicode",
+		"sort", "slices", "maps", "errors", "iter", "testing", "fmt", "strings", "bytes", "time", "cmp", "hash", "container"} {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return strings.Contains(path, "/internal/") || strings.HasPrefix(path, "internal/")
 }
 
 // ---- matching ----

@@ -1,0 +1,335 @@
+// Command measure runs parvet over modules from the module proxy and
+// measures its rewrites: for each module path@version it downloads the
+// module (go mod download -json), copies it to a scratch directory, points
+// it at a local copy of parloop, runs parvet -json (counting fan-out loops,
+// rewrites offered and race diagnostics), builds and tests the packages that
+// the fixes would touch, applies the fixes (parvet -fix, repeated while fixes
+// remain), and builds and tests those packages again.
+//
+// Usage:
+//
+//	go run ./measure -parvet /path/to/parvet -parloop /path/to/parloop/checkout -out results mod@version ...
+//	go run ./measure -parvet /path/to/parvet -out results -goroot
+//
+// It writes a line of JSON per module to out/results.jsonl and the race
+// diagnostics to out/<module>.races.txt (for sampling by hand). Tests of
+// third-party code run with -short, -p 1, -count=1 and a timeout, only for
+// the rewritten packages.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+var (
+	parvet   = flag.String("parvet", "parvet", "the parvet binary")
+	parloop  = flag.String("parloop", "", "a checkout of github.com/parloop/parloop to build the rewrites against")
+	out      = flag.String("out", "measure-out", "output directory")
+	goroot   = flag.Bool("goroot", false, "analyze $(go env GOROOT)/src (no rewrites are built)")
+	testTime = flag.Duration("testtimeout", 4*time.Minute, "go test -timeout for each package")
+	noTests  = flag.Bool("notests", false, "build the rewritten packages but do not run their tests")
+)
+
+// Result is one module's line in results.jsonl.
+type Result struct {
+	Module          string
+	Error           string   `json:",omitempty"`
+	Packages        int      // packages analyzed (keys of parvet -json)
+	LoopsFound      int      // fanout diagnostics
+	RewritesOffered int      // fanout diagnostics with a suggested fix
+	RaceDiags       int      // parrace diagnostics
+	Rewritten       []string // package directories changed by -fix
+	FixesApplied    int      // loops rewritten in the files (par.For/ForErr calls added)
+	BuildOK         []string // rewritten packages that build (package and tests)
+	BuildFail       []string
+	TestsBefore     map[string]string // pass/fail/timeout before the rewrite
+	TestsAfter      map[string]string
+	Seconds         float64
+}
+
+type diag struct {
+	Posn           string `json:"posn"`
+	Message        string `json:"message"`
+	SuggestedFixes []any  `json:"suggested_fixes"`
+}
+
+func main() {
+	flag.Parse()
+	log.SetFlags(0)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	rf, err := os.OpenFile(filepath.Join(*out, "results.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rf.Close()
+	emit := func(r *Result) {
+		b, _ := json.Marshal(r)
+		rf.Write(append(b, '\n'))
+		log.Printf("%s: %d packages, %d loops, %d rewrites offered, %d race diagnostics, %d rewritten packages (%d build), error %q",
+			r.Module, r.Packages, r.LoopsFound, r.RewritesOffered, r.RaceDiags, len(r.Rewritten), len(r.BuildOK), r.Error)
+	}
+	if *goroot {
+		start := time.Now()
+		src := filepath.Join(goEnv("GOROOT"), "src")
+		r := &Result{Module: "GOROOT/src (" + goEnv("GOVERSION") + ")"}
+		analyze(r, src, "goroot")
+		r.Seconds = time.Since(start).Seconds()
+		emit(r)
+	}
+	for _, m := range flag.Args() {
+		start := time.Now()
+		r := measure(m)
+		r.Seconds = time.Since(start).Seconds()
+		emit(r)
+	}
+}
+
+func goEnv(k string) string {
+	b, _ := exec.Command("go", "env", k).Output()
+	return strings.TrimSpace(string(b))
+}
+
+func run(dir string, timeout time.Duration, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOWORK=off")
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("timeout after %v", timeout)
+	}
+	return buf.String(), err
+}
+
+func safe(s string) string {
+	return strings.NewReplacer("/", "_", "@", "_", " ", "_", "(", "", ")", "").Replace(s)
+}
+
+// analyze runs parvet -json in dir and fills the counts; it returns the
+// directories of the packages with offered fixes.
+func analyze(r *Result, dir, tag string) []string {
+	outp, _ := run(dir, 60*time.Minute, "nice", "-n", "19", *parvet, "-json", "./...")
+	os.WriteFile(filepath.Join(*out, safe(tag)+".json"), []byte(outp), 0o644)
+	// The JSON tree is preceded or followed by error lines for packages that
+	// do not type-check; find the object.
+	start := strings.Index(outp, "{")
+	var tree map[string]map[string]json.RawMessage
+	if start < 0 || json.NewDecoder(strings.NewReader(outp[start:])).Decode(&tree) != nil {
+		r.Error = "no JSON from parvet: " + firstLine(outp)
+		return nil
+	}
+	var races []string
+	seen := map[string]bool{}
+	dirs := map[string]bool{}
+	r.Packages = len(tree)
+	for _, byAnalyzer := range tree {
+		for name, raw := range byAnalyzer {
+			var ds []diag
+			if json.Unmarshal(raw, &ds) != nil {
+				continue // an error object
+			}
+			for _, d := range ds {
+				key := name + d.Posn + d.Message
+				if seen[key] {
+					continue // same file in the package and its test variant
+				}
+				seen[key] = true
+				switch name {
+				case "fanout":
+					r.LoopsFound++
+					if len(d.SuggestedFixes) > 0 {
+						r.RewritesOffered++
+						file := d.Posn[:strings.LastIndex(strings.TrimSuffix(d.Posn, ":"+lastField(d.Posn)), ":")]
+						dirs[filepath.Dir(file)] = true
+					}
+				case "parrace":
+					r.RaceDiags++
+					races = append(races, d.Posn+": "+d.Message)
+				}
+			}
+		}
+	}
+	sort.Strings(races)
+	os.WriteFile(filepath.Join(*out, safe(tag)+".races.txt"), []byte(strings.Join(races, "\n")+"\n"), 0o644)
+	var ds []string
+	for d := range dirs {
+		ds = append(ds, d)
+	}
+	sort.Strings(ds)
+	return ds
+}
+
+func lastField(posn string) string {
+	return posn[strings.LastIndex(posn, ":")+1:]
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func measure(modver string) *Result {
+	r := &Result{Module: modver, TestsBefore: map[string]string{}, TestsAfter: map[string]string{}}
+	b, err := exec.Command("go", "mod", "download", "-json", modver).Output()
+	var info struct{ Dir, Error string }
+	if err != nil || json.Unmarshal(b, &info) != nil || info.Dir == "" {
+		r.Error = fmt.Sprintf("download: %v %s", err, info.Error)
+		return r
+	}
+	work, err := os.MkdirTemp("", "measure-")
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	dir := filepath.Join(work, "m")
+	if err := copyTree(info.Dir, dir); err != nil {
+		r.Error = "copy: " + err.Error()
+		return r
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		r.Error = "no go.mod"
+		return r
+	}
+	// Build the rewrites against the local parloop; parloop needs go 1.26.
+	if *parloop != "" {
+		if o, err := run(dir, 10*time.Minute, "go", "mod", "edit", "-require=github.com/parloop/parloop@v0.0.0", "-replace=github.com/parloop/parloop="+*parloop); err != nil {
+			r.Error = "go mod edit: " + o
+			return r
+		}
+		run(dir, 10*time.Minute, "go", "mod", "edit", "-go=1.26.0", "-toolchain=none")
+	}
+	dirs := analyze(r, dir, modver)
+	if r.Error != "" || len(dirs) == 0 {
+		return r
+	}
+	var pkgs []string
+	for _, d := range dirs {
+		rel, err := filepath.Rel(dir, d)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		pkgs = append(pkgs, "./"+filepath.ToSlash(rel))
+	}
+	if !*noTests {
+		for _, p := range pkgs {
+			r.TestsBefore[p] = test(dir, p)
+		}
+	}
+	// Apply the fixes; conflicting fixes in one file need another run.
+	for i := 0; i < 4; i++ {
+		o, _ := run(dir, 60*time.Minute, "nice", "-n", "19", *parvet, "-fix", "./...")
+		if !strings.Contains(o, "Re-run the command") {
+			break
+		}
+	}
+	changed, n := changedDirs(info.Dir, dir)
+	r.FixesApplied = n
+	for _, d := range changed {
+		rel, _ := filepath.Rel(dir, d)
+		p := "./" + filepath.ToSlash(rel)
+		r.Rewritten = append(r.Rewritten, p)
+		o1, err1 := run(dir, 20*time.Minute, "go", "build", p)
+		o3, err3 := run(dir, 20*time.Minute, "go", "test", "-count=1", "-run", "^$", p)
+		if err1 == nil && err3 == nil {
+			r.BuildOK = append(r.BuildOK, p)
+		} else {
+			r.BuildFail = append(r.BuildFail, p)
+			os.WriteFile(filepath.Join(*out, safe(modver+p)+".build.txt"), []byte(o1+o3), 0o644)
+		}
+		if !*noTests {
+			if _, ok := r.TestsBefore[p]; !ok {
+				r.TestsBefore[p] = "not run"
+			}
+			r.TestsAfter[p] = test(dir, p)
+		}
+	}
+	// Keep the diff for inspection.
+	if o, err := exec.Command("diff", "-ru", info.Dir, dir).CombinedOutput(); err != nil {
+		os.WriteFile(filepath.Join(*out, safe(modver)+".diff"), o, 0o644)
+	}
+	os.RemoveAll(work)
+	return r
+}
+
+func test(dir, pkg string) string {
+	o, err := run(dir, *testTime+time.Minute, "nice", "-n", "19", "go", "test", "-short", "-count=1", "-p", "1", "-timeout", testTime.String(), pkg)
+	switch {
+	case err == nil && strings.Contains(o, "no test files"):
+		return "no tests"
+	case err == nil:
+		return "pass"
+	case strings.Contains(o, "panic: test timed out") || strings.Contains(err.Error(), "timeout"):
+		return "timeout"
+	case strings.Contains(o, "[build failed]") || strings.Contains(o, "[setup failed]"):
+		return "build failed"
+	}
+	return "fail"
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		t := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(t, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(t, b, 0o644)
+	})
+}
+
+// changedDirs lists the directories whose .go files differ between the
+// original and the copy, and counts the par calls the rewrite added.
+func changedDirs(orig, copy string) ([]string, int) {
+	dirs := map[string]bool{}
+	added := 0
+	filepath.WalkDir(copy, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(copy, p)
+		a, _ := os.ReadFile(filepath.Join(orig, rel))
+		b, _ := os.ReadFile(p)
+		if !bytes.Equal(a, b) {
+			dirs[filepath.Dir(p)] = true
+			added += strings.Count(string(b), "par.For(") + strings.Count(string(b), "par.ForErr(") -
+				strings.Count(string(a), "par.For(") - strings.Count(string(a), "par.ForErr(")
+		}
+		return nil
+	})
+	var out []string
+	for d := range dirs {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out, added
+}
