@@ -537,6 +537,8 @@ type body struct {
 	rangeBody bool
 	siblings  []*ast.FuncLit // Once: the functions running at the same time
 	locks     []lockEvent
+	acquires  []token.Pos // receives, selects, atomic loads: writes after them may be ordered
+	releases  []token.Pos // atomic stores: writes before them may be published
 	reported  map[*types.Var]bool
 }
 
@@ -625,51 +627,59 @@ func (b *body) propagate() {
 	}
 }
 
-// collectLocks records Lock and Unlock calls, in source order.
+// collectLocks records, in source order, the calls that take and release
+// locks: methods named Lock, RLock, TryLock, lockX, xLock... and their
+// Unlock counterparts, on any receiver (sync.Mutex, sync.Locker, hand-made
+// locks). It also records the points after which a write may be ordered by
+// other means: a channel receive or select (token passing), an atomic load
+// or compare-and-swap (acquire), and before which an atomic store publishes
+// it (release).
 func (b *body) collectLocks() {
 	info := b.info()
 	deferred := map[*ast.CallExpr]bool{}
 	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
-		if d, ok := n.(*ast.DeferStmt); ok {
-			deferred[d.Call] = true
-		}
-		call, ok := n.(*ast.CallExpr)
-		if !ok || deferred[call] {
-			return true
-		}
-		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		name := sel.Sel.Name
-		if name != "Lock" && name != "Unlock" && name != "RLock" && name != "RUnlock" {
-			return true
-		}
-		if !isLocker(info.TypeOf(sel.X)) {
-			return true
-		}
-		b.locks = append(b.locks, lockEvent{pos: call.Pos(), lock: name == "Lock"})
-		return true
-	})
-}
-
-func isLocker(t types.Type) bool {
-	if t == nil {
-		return false
-	}
-	ms := types.NewMethodSet(types.NewPointer(t))
-	if _, ok := t.Underlying().(*types.Pointer); ok {
-		ms = types.NewMethodSet(t)
-	}
-	has := func(n string) bool {
-		for i := 0; i < ms.Len(); i++ {
-			if ms.At(i).Obj().Name() == n {
+		switch n := n.(type) {
+		case *ast.DeferStmt:
+			deferred[n.Call] = true
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				b.acquires = append(b.acquires, n.Pos())
+			}
+		case *ast.SelectStmt:
+			b.acquires = append(b.acquires, n.Pos())
+		case *ast.CallExpr:
+			if deferred[n] {
 				return true
 			}
+			var name string
+			switch f := ast.Unparen(n.Fun).(type) {
+			case *ast.SelectorExpr:
+				name = f.Sel.Name
+			case *ast.Ident:
+				name = f.Name
+			default:
+				return true
+			}
+			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "sync/atomic" {
+				switch {
+				case strings.HasPrefix(name, "Load"), strings.HasPrefix(name, "CompareAndSwap"), strings.HasPrefix(name, "Swap"):
+					b.acquires = append(b.acquires, n.Pos())
+				case strings.HasPrefix(name, "Store"):
+					b.releases = append(b.releases, n.Pos())
+				}
+				return true
+			}
+			lower := strings.ToLower(name)
+			switch {
+			case strings.Contains(lower, "unlock"):
+				b.locks = append(b.locks, lockEvent{pos: n.Pos(), lock: false})
+			case strings.HasPrefix(lower, "lock"), strings.HasPrefix(lower, "rlock"), strings.HasPrefix(lower, "rwlock"), strings.HasPrefix(lower, "trylock"),
+				strings.HasSuffix(lower, "lock") && !strings.HasSuffix(lower, "block") && !strings.HasSuffix(lower, "clock"):
+				b.locks = append(b.locks, lockEvent{pos: n.Pos(), lock: true})
+			}
 		}
-		return false
-	}
-	return has("Lock") && has("Unlock")
+		return true
+	})
 }
 
 func (b *body) protected(pos token.Pos) bool {
@@ -679,7 +689,20 @@ func (b *body) protected(pos token.Pos) bool {
 			last = &b.locks[i]
 		}
 	}
-	return last != nil && last.lock
+	if last != nil && last.lock {
+		return true
+	}
+	for _, p := range b.acquires {
+		if p < pos {
+			return true
+		}
+	}
+	for _, p := range b.releases {
+		if p > pos {
+			return true
+		}
+	}
+	return false
 }
 
 // target finds the variable a write to e lands in, and the write's shape;
@@ -765,6 +788,15 @@ func (b *body) checkLoop() {
 				return false
 			}
 		case *ast.CallExpr:
+			// A literal passed to a call runs when the callee decides
+			// (t.Cleanup, once.Do, a lock helper): its writes are not judged.
+			if _, direct := ast.Unparen(n.Fun).(*ast.FuncLit); !direct {
+				for _, a := range n.Args {
+					if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
+						onceDo[lit] = true
+					}
+				}
+			}
 			// Writes inside once.Do(func() {...}) are serialized.
 			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Do" && len(n.Args) == 1 {
 				if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "sync" {

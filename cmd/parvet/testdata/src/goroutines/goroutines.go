@@ -3,6 +3,7 @@ package goroutines
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -75,4 +76,42 @@ func negatives(xs []int) []int {
 	go func() { total = 0 }()
 	_ = last
 	return out
+}
+
+type fdMutex struct{}
+
+func (*fdMutex) RWLock(read bool) bool   { return true }
+func (*fdMutex) RWUnlock(read bool) bool { return true }
+
+type cleaner struct{}
+
+func (*cleaner) Cleanup(f func()) {}
+
+// Synchronized in ways other than a sync.Mutex: not reported.
+func otherSync(n int, l sync.Locker, c *cleaner) {
+	var mu fdMutex
+	state := 0
+	turn := make([]chan bool, n)
+	var flag int32
+	var data int
+	for i := 0; i < n; i++ {
+		go func() {
+			mu.RWLock(false) // a hand-made lock
+			state++
+			mu.RWUnlock(false)
+
+			l.Lock() // a sync.Locker
+			state--
+			l.Unlock()
+
+			c.Cleanup(func() { state = 0 }) // a callback, run when the callee decides
+
+			data = i // published by the atomic store
+			atomic.StoreInt32(&flag, 1)
+
+			<-turn[i] // token passing
+			state++
+		}()
+	}
+	_ = data
 }
