@@ -199,3 +199,34 @@ func openPond() (Runner, Runner, func()) {
 	inner := pond.NewPool(runtime.GOMAXPROCS(0))
 	return pondRunner(outer), pondRunner(inner), func() { outer.StopAndWait(); inner.StopAndWait() }
 }
+
+// ChanFanOut starts limit goroutines (fewer if n is smaller) that take
+// indices from a channel: the bounded fan-out written by hand for bodies
+// that block.
+func ChanFanOut(limit, n int, elem func(i int)) {
+	idx := make(chan int)
+	var wg sync.WaitGroup
+	for range min(limit, n) {
+		wg.Go(func() {
+			for i := range idx {
+				elem(i)
+			}
+		})
+	}
+	for i := range n {
+		idx <- i
+	}
+	close(idx)
+	wg.Wait()
+}
+
+// ErrgroupLimit runs one errgroup goroutine per iteration with
+// SetLimit(limit), returning the first error.
+func ErrgroupLimit(limit, n int, body func(i int) error) error {
+	var g errgroup.Group
+	g.SetLimit(limit)
+	for i := range n {
+		g.Go(func() error { return body(i) })
+	}
+	return g.Wait()
+}

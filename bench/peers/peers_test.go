@@ -82,3 +82,37 @@ func TestChunkSize(t *testing.T) {
 		t.Errorf("ChunkSize(3, %d) = %d, want 1", p, c)
 	}
 }
+
+// Every tree walk counts the same nodes and values as the serial one, on
+// both variants of the tree.
+func TestUTSWalks(t *testing.T) {
+	for _, alloc := range []bool{false, true} {
+		u := workloads.NewUTS(300, 5, 2, alloc)
+		want := u.Seq(u.Root(), 0)
+		if want.N < 1000 {
+			t.Fatalf("test tree too small: %d nodes", want.N)
+		}
+		for _, w := range UTSWalks() {
+			if got := w.Count(u); got != want {
+				t.Errorf("%s (alloc %v): %+v, want %+v", w.Name, alloc, got, want)
+			}
+		}
+	}
+}
+
+func TestFanOuts(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 300} {
+		l := workloads.Tiny(n)
+		ChanFanOut(64, n, l.Elem)
+		if err := l.Verify(); err != nil {
+			t.Fatalf("ChanFanOut n=%d: %v", n, err)
+		}
+		l.Reset()
+		if err := ErrgroupLimit(64, n, func(i int) error { l.Elem(i); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Verify(); err != nil {
+			t.Fatalf("ErrgroupLimit n=%d: %v", n, err)
+		}
+	}
+}

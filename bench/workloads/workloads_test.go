@@ -1,6 +1,8 @@
 package workloads
 
 import (
+	"os"
+	"slices"
 	"testing"
 )
 
@@ -179,5 +181,67 @@ func TestMatMul(t *testing.T) {
 	m.C[5] += 1e-9
 	if m.Verify() == nil {
 		t.Error("a corrupted product was accepted")
+	}
+}
+
+func TestUTS(t *testing.T) {
+	for _, c := range []struct {
+		seed     uint64
+		min, max int
+	}{{UTSSeed, 200_000, 1_000_000}, {UTSShortSeed, 15_000, 30_000}} {
+		u := NewUTS(UTSRootKids, c.seed, 1, false)
+		n, widest, depth := u.Shape()
+		if n < c.min || n > c.max || widest != UTSMaxKids || depth < 10 {
+			t.Errorf("seed %d: %d nodes, widest %d, depth %d; want %d to %d nodes, a node of %d children, depth >= 10",
+				c.seed, n, widest, depth, c.min, c.max, UTSMaxKids)
+		}
+	}
+	// The allocating variant is the same tree with the same values.
+	u, ua := NewUTS(UTSRootKids, UTSShortSeed, 3, false), NewUTS(UTSRootKids, UTSShortSeed, 3, true)
+	c, ca := u.Seq(u.Root(), 0), ua.Seq(ua.Root(), 0)
+	if n, _, _ := u.Shape(); c != ca || c.N != uint64(n) {
+		t.Errorf("Seq: %+v, allocating %+v, Shape %d nodes", c, ca, n)
+	}
+	if allocs := testing.AllocsPerRun(1, func() { ua.Seq(ua.Root(), 0) }); allocs < float64(c.N) {
+		t.Errorf("allocating variant: %.0f allocations for %d nodes", allocs, c.N)
+	}
+	if allocs := testing.AllocsPerRun(1, func() { u.Seq(u.Root(), 0) }); allocs != 0 {
+		t.Errorf("implicit variant: %.0f allocations", allocs)
+	}
+	// Subtree sizes are wildly different.
+	sizes := make([]uint64, u.RootKids)
+	for i := range sizes {
+		sizes[i] = u.Seq(UTSChild(u.Root(), i), 1).N
+	}
+	if mx := slices.Max(sizes); mx < 20*c.N/uint64(len(sizes)) || slices.Min(sizes) != 1 {
+		t.Errorf("root subtrees not unbalanced: largest %d of %d nodes, smallest %d", mx, c.N, slices.Min(sizes))
+	}
+}
+
+func TestFiles(t *testing.T) {
+	f, err := NewFiles(t.TempDir(), 20, 100, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Verify() == nil {
+		t.Error("Verify accepted files never read")
+	}
+	for i := range f.Paths {
+		f.Elem(i)
+	}
+	if err := f.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	f.Out[3] ^= 2
+	if f.Verify() == nil {
+		t.Error("Verify accepted a wrong checksum")
+	}
+	f.Reset()
+	os.Remove(f.Paths[0])
+	for i := range f.Paths {
+		f.Elem(i)
+	}
+	if f.Verify() == nil {
+		t.Error("Verify accepted a failed read")
 	}
 }
