@@ -47,7 +47,7 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 	ps := []Phase{
 		{
 			Name:    "main",
-			Benches: []string{"Tiny", "Uniform", "Mandelbrot", "Skewed", "Fib30", "Fib35", "Quicksort", "Reduce", "Nested", "ManyCallers", "TreeWalk"},
+			Benches: []string{"Tiny", "Uniform", "Mandelbrot", "Skewed", "Fib30", "Fib35", "Quicksort", "Reduce", "Nested", "ManyCallers", "TreeWalk", "UTS", "UTSAlloc"},
 			CPU:     cpus, Rounds: mainCount, Benchtime: mainTime, Short: quick,
 			Benchstat: []BenchstatView{{Title: "all workloads, every peer"}},
 		},
@@ -76,6 +76,29 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 			{Title: "back-off", Filter: ".name:Exp_Backoff", Col: "/backoff"},
 		},
 	})
+	// The rows of few items, blocking bodies, labels and nested calls. Few
+	// items take up to a third of a second an op: a fixed count of ops.
+	fewTime := "3x"
+	if quick {
+		fewTime = "1x"
+	}
+	ps = append(ps,
+		Phase{
+			Name: "rows", Benches: []string{"Labels", "NestedSmall"},
+			CPU: ends, Rounds: goalCount, Benchtime: goalTime, Short: quick,
+			Benchstat: []BenchstatView{{Title: "labels and nested calls (-col /impl)", Col: "/impl"}},
+		},
+		Phase{
+			Name: "few", Benches: []string{"FewItems"},
+			CPU: []int{maxp}, Rounds: expCount, Benchtime: fewTime, Short: quick,
+			Benchstat: []BenchstatView{{Title: "few expensive items (-col /impl)", Col: "/impl"}},
+		},
+		Phase{
+			Name: "blocking", Benches: []string{"Blocking"},
+			CPU: []int{maxp}, Rounds: expCount, Benchtime: mainTime, Short: quick,
+			Benchstat: []BenchstatView{{Title: "blocking bodies (-col /impl)", Col: "/impl"}},
+		},
+	)
 	return ps
 }
 

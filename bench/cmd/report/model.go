@@ -22,6 +22,10 @@ var workloadList = []Workload{
 	{"Nested", "nested (matmul)", "512×512 matrix multiply, parallel over rows and within each row"},
 	{"ManyCallers", "many callers", "64 goroutines each running a 10,000-iteration sqrt loop at once; `seq` runs each caller's loop serially"},
 	{"TreeWalk", "unbalanced tree walk", "critical binomial tree (UTS-like), ~1.3M nodes, depth ~1,400, a fork at every node's children"},
+	{"UTS", "unbalanced tree, nested loops", "geometric tree (UTS-like): 0 or 2 to 2,000 children per node, heavy-tailed, 343,524 nodes of ~0.5 µs, depth 74; " +
+		"a parallel loop (`par.For`, `par.ReduceRange`) or fork (`par.BothOf`) over every node's children, nested as deep as the tree; " +
+		"`wg-cutoff` starts a goroutine per child above depth 3. Goal: nested For and ReduceRange ≥ 1.8× seq at 2 workers"},
+	{"UTSAlloc", "unbalanced tree, a struct per node", "the same tree and walks, allocating a small node struct on the heap at every node"},
 }
 
 // Row is one peer of one workload at one GOMAXPROCS.

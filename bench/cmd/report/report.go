@@ -78,7 +78,7 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 		}
 	}
 	sets := map[string]*Set{}
-	for _, ph := range []string{"main", "goals", "goals2", "exp"} {
+	for _, ph := range phaseNames {
 		s, err := loadSet(cfg.Raw, ph)
 		if err != nil {
 			return err
@@ -88,6 +88,7 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 	var b strings.Builder
 	writeHeader(&b, md, cfg.Raw)
 	writeGoals(&b, sets["goals"], sets["goals2"], contentionWarning(cfg.Raw, "goals", "goals2"))
+	writeRows(&b, sets["main"], sets["rows"], sets["few"], sets["blocking"], contentionWarning(cfg.Raw, "rows", "few", "blocking"))
 	b.WriteString(contentionWarning(cfg.Raw, "main"))
 	plots, err := writeSummary(&b, sets["main"], cfg.Out)
 	if err != nil {
@@ -103,6 +104,9 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 	_ = plots
 	return os.WriteFile(filepath.Join(cfg.Out, "RESULTS.md"), []byte(b.String()), 0o644)
 }
+
+// phaseNames are the phases whose raw outputs the report reads.
+var phaseNames = []string{"main", "goals", "goals2", "exp", "rows", "few", "blocking"}
 
 // placeholder tells whether the library the benchmarks compile against
 // (wherever the replace directive, or a -modfile in GOFLAGS, points) still
@@ -128,7 +132,7 @@ func writeHeader(b *strings.Builder, md meta, raw string) {
 	if md["quick"] == "true" {
 		b.WriteString("> **Quick preview** (`-quick`): one sample per benchmark, a short benchtime, and `go test -short`, " +
 			"which shrinks the heaviest workloads (mandelbrot 512×512, quicksort 1M, skewed costs / 4, tree with 500 root " +
-			"children) and leaves the goroutine-per-fork peer out of the fib(30) table. The sizes in the text below are " +
+			"children, the unbalanced tree of 22k nodes, the uniform loop of the labels and blocking rows 1M, few items of 1 ms only) and leaves the goroutine-per-fork peer out of the fib(30) table. The sizes in the text below are " +
 			"the full run's; the numbers are indicative only.\n\n")
 	}
 	t := table{head: []string{"", ""}}
@@ -479,7 +483,7 @@ func writePeers(b *strings.Builder) {
 func writeBenchstat(b *strings.Builder, raw string) {
 	b.WriteString("## benchstat\n\n")
 	any := false
-	for _, ph := range []string{"main", "goals", "goals2", "exp"} {
+	for _, ph := range phaseNames {
 		s, err := os.ReadFile(filepath.Join(raw, ph+".benchstat.txt"))
 		if err != nil {
 			continue
