@@ -637,6 +637,36 @@ func (b *body) propagate() {
 func (b *body) collectLocks() {
 	info := b.info()
 	deferred := map[*ast.CallExpr]bool{}
+	// An unlock in a block that then leaves (return, break, continue, goto)
+	// does not end the critical section for the code after the block.
+	exits := map[*ast.CallExpr]bool{}
+	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
+		var list []ast.Stmt
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			list = n.List
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.CommClause:
+			list = n.Body
+		default:
+			return true
+		}
+		if len(list) == 0 {
+			return true
+		}
+		switch list[len(list)-1].(type) {
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			for _, st := range list {
+				if es, ok := st.(*ast.ExprStmt); ok {
+					if c, ok := ast.Unparen(es.X).(*ast.CallExpr); ok {
+						exits[c] = true
+					}
+				}
+			}
+		}
+		return true
+	})
 	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.DeferStmt:
@@ -672,6 +702,9 @@ func (b *body) collectLocks() {
 			lower := strings.ToLower(name)
 			switch {
 			case strings.Contains(lower, "unlock"):
+				if exits[n] {
+					return true
+				}
 				b.locks = append(b.locks, lockEvent{pos: n.Pos(), lock: false})
 			case strings.HasPrefix(lower, "lock"), strings.HasPrefix(lower, "rlock"), strings.HasPrefix(lower, "rwlock"), strings.HasPrefix(lower, "trylock"),
 				strings.HasSuffix(lower, "lock") && !strings.HasSuffix(lower, "block") && !strings.HasSuffix(lower, "clock"):

@@ -172,6 +172,16 @@ func negatives(ctx context.Context, xs []int, out []int, outs [][]int) {
 		m[i] = xs[i]
 	})
 
+	par.For(len(xs), func(i int) {
+		mu.Lock()
+		if total < 0 {
+			mu.Unlock()
+			return
+		}
+		total += xs[i]
+		mu.Unlock()
+	})
+
 	var rw sync.RWMutex
 	par.For(len(xs), func(i int) {
 		rw.Lock()
