@@ -1486,6 +1486,12 @@ func (ps *pass) importName(file *ast.File, path, name string, pos token.Pos) (st
 	return name, true
 }
 
+// isStd reports whether a quoted import path is a standard package's.
+func isStd(quoted string) bool {
+	p, _ := strconv.Unquote(quoted)
+	return !strings.Contains(strings.Split(p, "/")[0], ".")
+}
+
 func lookup(pkg *types.Package, file *ast.File, name string, pos token.Pos) types.Object {
 	scope := pkg.Scope().Innermost(pos)
 	if scope == nil {
@@ -1580,7 +1586,40 @@ func (ps *pass) importEdits(file *ast.File, src []byte, tf *token.File, add []st
 			edits = append(edits, analysis.TextEdit{Pos: p, End: e})
 		}
 		if !added && keep != nil {
-			edits = append(edits, analysis.TextEdit{Pos: keep.End(), End: keep.End(), NewText: []byte("\n\t" + strings.Join(quoted, "\n\t"))})
+			// Standard packages join the last standard import; others go
+			// after the last import, in a group of their own when that one
+			// is standard.
+			var lastStd, last *ast.ImportSpec
+			for _, s := range g.Specs {
+				spec := s.(*ast.ImportSpec)
+				if drop[spec] {
+					continue
+				}
+				last = spec
+				if isStd(spec.Path.Value) {
+					lastStd = spec
+				}
+			}
+			var stdText, otherText string
+			for _, q := range quoted {
+				if isStd(q) && lastStd != nil {
+					stdText += "\n\t" + q
+				} else if isStd(last.Path.Value) {
+					otherText += "\n\n\t" + q
+				} else {
+					otherText += "\n\t" + q
+				}
+			}
+			if lastStd == last {
+				edits = append(edits, analysis.TextEdit{Pos: last.End(), End: last.End(), NewText: []byte(stdText + otherText)})
+			} else {
+				if stdText != "" {
+					edits = append(edits, analysis.TextEdit{Pos: lastStd.End(), End: lastStd.End(), NewText: []byte(stdText)})
+				}
+				if otherText != "" {
+					edits = append(edits, analysis.TextEdit{Pos: last.End(), End: last.End(), NewText: []byte(otherText)})
+				}
+			}
 			added = true
 		}
 	}
