@@ -170,7 +170,9 @@ const blockingLimit = 64
 // limit 64. work=cpu-alongside times a CPU-bound par.For (the uniform
 // loop; 1M under -short) on the default pool alone, and while another
 // goroutine runs the 500-file loop with Blocking(64) over and over on the
-// same pool: the claim is that the CPU loop keeps its speed.
+// same pool (with-files): the claim is that the CPU loop keeps its speed.
+// with-chan64 runs the hand-written fan-out alongside instead: the file
+// loop's own CPU use (reads, wake-ups) slows any CPU loop on 2 cores.
 func BenchmarkBlocking(b *testing.B) {
 	f, err := workloads.NewFiles(b.TempDir(), workloads.FilesN, workloads.FilesSize, workloads.FilesLatency)
 	check(b, err)
@@ -208,49 +210,57 @@ func BenchmarkBlocking(b *testing.B) {
 	}
 
 	w := workloads.UniformInto(uniformBuf()[:shortOr(workloads.UniformN, workloads.UniformN/10)])
-	cpuLoop := func(b *testing.B, m *meter) {
+	// cpuLoop times the CPU loop and returns its verification.
+	cpuLoop := func(b *testing.B) error {
+		w.Reset()
+		m := start(b, par.Default())
 		for range b.N {
 			par.For(w.N, w.Elem)
 		}
 		m.stop()
-		check(b, w.Verify())
+		return w.Verify()
 	}
-	b.Run("work=cpu-alongside/impl=alone", func(b *testing.B) {
-		w.Reset()
-		cpuLoop(b, start(b, par.Default()))
-	})
-	b.Run("work=cpu-alongside/impl=with-files", func(b *testing.B) {
-		w.Reset()
-		stop := make(chan struct{})
-		started := make(chan struct{})
-		done := make(chan error, 1)
-		loops := 0
-		go func() {
-			var err error
-			for first := true; ; first = false {
-				f.Reset()
-				if first {
-					close(started)
+	b.Run("work=cpu-alongside/impl=alone", func(b *testing.B) { check(b, cpuLoop(b)) })
+	// with-files runs the 500-file loop with Blocking(64) on the default
+	// pool, over and over, while the CPU loop is timed; with-chan64 runs the
+	// hand-written chan64 fan-out instead, for the CPU time the file loop
+	// takes whoever runs it (reads, sleeps and wake-ups).
+	alongside := func(name string, files func()) {
+		b.Run("work=cpu-alongside/impl="+name, func(b *testing.B) {
+			stop := make(chan struct{})
+			started := make(chan struct{})
+			done := make(chan error, 1)
+			loops := 0
+			go func() {
+				var err error
+				for first := true; ; first = false {
+					f.Reset()
+					if first {
+						close(started)
+					}
+					files()
+					loops++
+					if err == nil {
+						err = f.Verify()
+					}
+					select {
+					case <-stop:
+						done <- err
+						return
+					default:
+					}
 				}
-				par.For(n, f.Elem, par.Blocking(blockingLimit))
-				loops++
-				if err == nil {
-					err = f.Verify()
-				}
-				select {
-				case <-stop:
-					done <- err
-					return
-				default:
-				}
-			}
-		}()
-		<-started
-		cpuLoop(b, start(b, par.Default()))
-		close(stop)
-		check(b, <-done)
-		b.ReportMetric(float64(loops), "file-loops")
-	})
+			}()
+			<-started
+			err := cpuLoop(b)
+			close(stop)
+			check(b, <-done) // the file loops, stopped before any b.Fatal
+			check(b, err)
+			b.ReportMetric(float64(loops), "file-loops")
+		})
+	}
+	alongside("with-files", func() { par.For(n, f.Elem, par.Blocking(blockingLimit)) })
+	alongside("with-chan64", func() { peers.ChanFanOut(blockingLimit, n, f.Elem) })
 }
 
 // BenchmarkLabels is the uniform loop (1M under -short) called inside

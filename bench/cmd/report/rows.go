@@ -113,6 +113,12 @@ func evalRows(main, rows, few, blocking *Set) []GoalRow {
 				Procs: p, Target: "keeps its speed (≤ 1.10× the time)", Measured: fmt.Sprintf("%s the time (%s against %s)", fmtX(med), fmtTime(tw), fmtTime(ta)),
 				Spread: sp, Samples: len(r), Verdict: verdict(med <= 1.10)})
 		}
+		chan64 := "Blocking/work=cpu-alongside/impl=with-chan64"
+		if r := blocking.PairedRatios(chan64, alone, p, "ns/op"); len(r) > 0 {
+			med, sp := ratioSummary(r)
+			add(GoalRow{Goal: "for scale, the same CPU loop while the hand-written `chan64` fan-out runs the 500 files over and over (the file loop's own CPU use, whoever runs it)",
+				Procs: p, Target: "–", Measured: fmtX(med) + " the time", Spread: sp, Samples: len(r), Verdict: "info"})
+		}
 	}
 
 	// pprof labels.
