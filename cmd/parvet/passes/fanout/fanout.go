@@ -676,7 +676,7 @@ func (ps *pass) match(list []ast.Stmt, i int) (*fanLoop, string) {
 			return nil, fmt.Sprintf("%s is also used outside the loop and its Wait", v.Name())
 		}
 	}
-	if fl.ctxVar != nil && ps.usedOutside(fl.ctxVar, []ast.Node{fl.groupDel, fl.lit}) {
+	if fl.ctxVar != nil && ps.usedOutside(fl.ctxVar, []ast.Node{fl.groupDel, fl.lit, before(fl.groupDel)}) {
 		return nil, fmt.Sprintf("the errgroup's context %s is used outside the goroutines", fl.ctxVar.Name())
 	}
 	// The goroutine body must not mention the group or semaphore any more.
@@ -851,6 +851,15 @@ func (ps *pass) findWait(fl *fanLoop) *ast.CallExpr {
 	}
 	return nil
 }
+
+// before is the span of the file up to n: uses of a reused context before
+// errgroup.WithContext assigns it are the parent's.
+type span0 struct{ end token.Pos }
+
+func (s span0) Pos() token.Pos { return token.NoPos + 1 }
+func (s span0) End() token.Pos { return s.end }
+
+func before(n ast.Node) ast.Node { return span0{n.Pos()} }
 
 func within(n ast.Node, pos token.Pos) bool {
 	return n != nil && n.Pos() <= pos && pos < n.End()
@@ -1128,6 +1137,48 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		}
 	}
 
+	// The body's own top-level declarations must not clash with the names
+	// the new body declares ahead of them (they shared no scope before).
+	for _, st := range fl.lit.Body.List {
+		var names []*ast.Ident
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if st.Tok == token.DEFINE {
+				for _, l := range st.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						names = append(names, id)
+					}
+				}
+			}
+		case *ast.DeclStmt:
+			if g, ok := st.Decl.(*ast.GenDecl); ok {
+				for _, sp := range g.Specs {
+					switch sp := sp.(type) {
+					case *ast.ValueSpec:
+						names = append(names, sp.Names...)
+					case *ast.TypeSpec:
+						names = append(names, sp.Name)
+					}
+				}
+			}
+		}
+		for _, id := range names {
+			clash := defined[id.Name]
+			for _, pd := range paramDefs {
+				if strings.HasPrefix(pd, id.Name+" := ") {
+					clash = true
+				}
+			}
+			if fl.ctxVar != nil && id.Name == fl.ctxVar.Name() {
+				clash = true
+			}
+			if clash {
+				report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the goroutine declares %s again", verb, id.Name))
+				return
+			}
+		}
+	}
+
 	// Context for errgroup bodies.
 	var ctxArg, ctxParam string
 	if fl.kind == "errgroup" {
@@ -1211,7 +1262,17 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 
 	var b strings.Builder
 	if fl.kind == "errgroup" {
-		fmt.Fprintf(&b, "%s.ForErr(%s, %s, func(%s %s.Context, %s int) error {\n", parName, ctxArg, n, ctxParam, ctxName, idx)
+		results := "error"
+		if res := fl.lit.Type.Results; res != nil && len(res.List) == 1 && len(res.List[0].Names) == 1 {
+			// func() (err error): keep the named result.
+			name := res.List[0].Names[0].Name
+			if name == idx || name == ctxParam || defined[name] {
+				report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the goroutine's result %s shadows a loop variable", verb, name))
+				return
+			}
+			results = ps.text(res)
+		}
+		fmt.Fprintf(&b, "%s.ForErr(%s, %s, func(%s %s.Context, %s int) %s {\n", parName, ctxArg, n, ctxParam, ctxName, idx, results)
 	} else {
 		fmt.Fprintf(&b, "%s.For(%s, func(%s int) {\n", parName, n, idx)
 	}

@@ -84,3 +84,17 @@ func Joined(xs []int) { // want Joined:"blocks: receives from a channel"
 		<-done
 	}
 }
+
+// Redeclared declares the loop variable's name again in the goroutine.
+func Redeclared(xs []int) { // want Redeclared:"blocks: calls sync\\.WaitGroup\\.Wait"
+	var wg sync.WaitGroup
+	for _, x := range xs { // want `no fix is offered: the goroutine declares x again`
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := x * 2
+			_ = square(x)
+		}()
+	}
+	wg.Wait()
+}

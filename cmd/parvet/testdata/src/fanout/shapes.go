@@ -83,3 +83,17 @@ func PlainGroup(xs []int) error {
 	}
 	return nil
 }
+
+// Named keeps the goroutine's named result.
+func Named(xs []int, out []int) error {
+	var g errgroup.Group
+	for i := range xs { // want `can be par.ForErr\(ctx, len\(xs\), ...\)`
+		g.Go(func() (err error) {
+			out[i], err = convert(xs[i])
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+func convert(x int) (int, error) { return x, nil }
