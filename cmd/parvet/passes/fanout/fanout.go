@@ -996,7 +996,7 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	blockWhy := ps.nodeBlocks(fl.lit.Body, ignore)
 
 	// The count and the index.
-	var n, idx, valueDef string
+	var n, idx, valueDef, rangeX string
 	var valueVar, keyVar *types.Var
 	taken := map[string]bool{}
 	ast.Inspect(loop, func(m ast.Node) bool {
@@ -1072,9 +1072,7 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		if idx == "" {
 			idx = fresh()
 		}
-		if valueVar != nil && ps.mentions(body, valueVar, nil) {
-			valueDef = valueVar.Name() + " := " + ps.text(l.X) + "[" + idx + "]"
-		}
+		rangeX = ps.text(l.X)
 	case *ast.ForStmt:
 		iv, count, why := ps.countingLoop(l)
 		if why != "" {
@@ -1085,10 +1083,11 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	}
 	taken[idx] = true
 
-	// Parameters of go func(...) {...}(args).
-	var paramDefs []string
+	// Parameters of go func(...) {...}(args): a parameter passed the
+	// variable of its own name needs nothing (the new body has that
+	// variable); others become local variables, when the body uses them.
 	defined := map[string]bool{idx: true}
-	if valueVar != nil && valueDef != "" {
+	if valueVar != nil {
 		defined[valueVar.Name()] = true
 	}
 	for _, s := range fl.loopKeep {
@@ -1096,30 +1095,27 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 			defined[l.(*ast.Ident).Name] = true
 		}
 	}
-	var keepText []string
-	for _, s := range fl.loopKeep {
-		as := s.(*ast.AssignStmt)
-		ident := true
-		for k, l := range as.Lhs {
-			r, ok := as.Rhs[k].(*ast.Ident)
-			if !ok || r.Name != l.(*ast.Ident).Name {
-				ident = false
-			}
-		}
-		if !ident {
-			keepText = append(keepText, ps.text(s))
-		}
-	}
+	var paramDefs []string
+	var paramArgs []ast.Expr
+	identityUsed := map[string]bool{}
 	if fl.goCall != nil {
 		params := paramVars(info, fl.lit)
 		assigned := map[string]bool{}
 		for k, p := range params {
-			if p == nil || p.Name == "_" {
+			arg := fl.goCall.Args[k]
+			var pv *types.Var
+			if p != nil {
+				pv, _ = info.Defs[p].(*types.Var)
+			}
+			if pv == nil || p.Name == "_" || !ps.mentions(fl.lit.Body, pv, nil) {
+				if !pure(info, arg) {
+					paramDefs = append(paramDefs, "_ = "+ps.text(arg))
+					paramArgs = append(paramArgs, arg)
+				}
 				continue
 			}
-			arg := fl.goCall.Args[k]
-			pv, _ := info.Defs[p].(*types.Var)
 			if a, ok := ast.Unparen(arg).(*ast.Ident); ok && a.Name == p.Name && !ps.assignedIn(fl.lit.Body, pv) {
+				identityUsed[p.Name] = true
 				continue // go func(x T) {...}(x)
 			}
 			if defined[p.Name] || (fl.ctxVar != nil && p.Name == fl.ctxVar.Name()) {
@@ -1134,6 +1130,69 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 			}
 			assigned[p.Name] = true
 			paramDefs = append(paramDefs, p.Name+" := "+ps.text(arg))
+			paramArgs = append(paramArgs, arg)
+		}
+	}
+
+	// Which of the loop's variables the new body needs: those the goroutine
+	// uses, directly or through its parameters, and those the needed
+	// definitions use. Unneeded ones are not declared (they would be unused).
+	needed := func(v *types.Var) bool {
+		if v == nil {
+			return false
+		}
+		if ps.mentions(fl.lit.Body, v, nil) || identityUsed[v.Name()] {
+			return true
+		}
+		for _, a := range paramArgs {
+			if ps.mentions(a, v, nil) {
+				return true
+			}
+		}
+		return false
+	}
+	keepNeeded := make([]bool, len(fl.loopKeep))
+	for round := 0; round < len(fl.loopKeep)+1; round++ {
+		for k, s := range fl.loopKeep {
+			if keepNeeded[k] {
+				continue
+			}
+			for _, l := range s.(*ast.AssignStmt).Lhs {
+				v, _ := info.Defs[l.(*ast.Ident)].(*types.Var)
+				if needed(v) {
+					keepNeeded[k] = true
+				}
+				for k2, s2 := range fl.loopKeep {
+					if keepNeeded[k2] && k2 > k && ps.mentions(s2.(*ast.AssignStmt), v, nil) {
+						keepNeeded[k] = true
+					}
+				}
+			}
+		}
+	}
+	var keepText []string
+	for k, s := range fl.loopKeep {
+		as := s.(*ast.AssignStmt)
+		ident := true
+		for j, l := range as.Lhs {
+			r, ok := as.Rhs[j].(*ast.Ident)
+			if !ok || r.Name != l.(*ast.Ident).Name {
+				ident = false
+			}
+		}
+		if keepNeeded[k] && !ident {
+			keepText = append(keepText, ps.text(s))
+		}
+	}
+	if valueVar != nil {
+		need := needed(valueVar)
+		for k, s := range fl.loopKeep {
+			if keepNeeded[k] && ps.mentions(s, valueVar, nil) {
+				need = true
+			}
+		}
+		if need {
+			valueDef = valueVar.Name() + " := " + rangeX + "[" + idx + "]"
 		}
 	}
 
@@ -1298,6 +1357,33 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	b.WriteString(bodyStr)
 	b.WriteString(indent + "}" + opt + ")")
 
+	// Removing the loop must not leave a local variable unused (a limit,
+	// a count passed to wg.Add).
+	newText := b.String()
+	deleted := []ast.Node{fl.groupDel, loop, fl.wait}
+	for _, s := range fl.extraDel {
+		deleted = append(deleted, s)
+	}
+	params := ps.paramsOf(file)
+	for _, dn := range deleted {
+		for _, v := range freeVars(info, dn) {
+			if v.Parent() == nil || v.Parent() == ps.Pkg.Scope() || params[v] || v.Name() == "_" {
+				continue
+			}
+			inside := false
+			for _, d := range deleted {
+				if within(d, v.Pos()) {
+					inside = true
+				}
+			}
+			if inside || ps.usedOutside(v, deleted) || mentionsWord(newText, v.Name()) {
+				continue
+			}
+			report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the rewrite would leave %s unused", verb, v.Name()))
+			return
+		}
+	}
+
 	// Edits.
 	var edits []analysis.TextEdit
 	del := func(n ast.Node) {
@@ -1426,7 +1512,46 @@ func (ps *pass) countingLoop(l *ast.ForStmt) (*types.Var, string, string) {
 	return iv, ps.text(cond.Y), ""
 }
 
-func freeVars(info *types.Info, e ast.Expr) []*types.Var {
+// paramsOf returns the parameters and results of every function in file.
+func (ps *pass) paramsOf(file *ast.File) map[*types.Var]bool {
+	out := map[*types.Var]bool{}
+	ast.Inspect(file, func(n ast.Node) bool {
+		if ft, ok := n.(*ast.FuncType); ok {
+			for _, fl := range []*ast.FieldList{ft.Params, ft.Results} {
+				if fl == nil {
+					continue
+				}
+				for _, f := range fl.List {
+					for _, id := range f.Names {
+						if v, ok := ps.TypesInfo.Defs[id].(*types.Var); ok {
+							out[v] = true
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// mentionsWord reports whether name occurs in text as a whole word.
+func mentionsWord(text, name string) bool {
+	isWord := func(c byte) bool { return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || !isWord(text[j-1])) && (j+len(name) == len(text) || !isWord(text[j+len(name)])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func freeVars(info *types.Info, e ast.Node) []*types.Var {
 	var out []*types.Var
 	ast.Inspect(e, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok {

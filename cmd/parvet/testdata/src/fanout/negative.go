@@ -98,3 +98,20 @@ func Redeclared(xs []int) { // want Redeclared:"blocks: calls sync\\.WaitGroup\\
 	}
 	wg.Wait()
 }
+
+// Limited has a local limit that only the semaphore uses.
+func Limited(xs []int) { // want Limited:"blocks: sends on a channel"
+	limit := 4
+	sem := make(chan bool, limit)
+	var wg sync.WaitGroup
+	for _, x := range xs { // want `no fix is offered: the rewrite would leave limit unused`
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- true
+			defer func() { <-sem }()
+			_ = square(x)
+		}()
+	}
+	wg.Wait()
+}

@@ -97,3 +97,16 @@ func Named(xs []int, out []int) error {
 }
 
 func convert(x int) (int, error) { return x, nil }
+
+// UnusedParam passes an argument the goroutine does not use.
+func UnusedParam(xs []int, out []int) { // want UnusedParam:"blocks: calls sync\\.WaitGroup\\.Wait"
+	var wg sync.WaitGroup
+	for i, x := range xs { // want `can be par.For\(len\(xs\), ...\)`
+		wg.Add(1)
+		go func(x int, _ string) {
+			defer wg.Done()
+			out[i] = 1
+		}(x, "unused")
+	}
+	wg.Wait()
+}
