@@ -1537,7 +1537,9 @@ func (ps *pass) paramsOf(file *ast.File) map[*types.Var]bool {
 
 // mentionsWord reports whether name occurs in text as a whole word.
 func mentionsWord(text, name string) bool {
-	isWord := func(c byte) bool { return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
+	isWord := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
 	for i := 0; ; {
 		j := strings.Index(text[i:], name)
 		if j < 0 {
