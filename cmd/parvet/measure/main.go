@@ -40,6 +40,7 @@ var (
 	goroot   = flag.Bool("goroot", false, "analyze $(go env GOROOT)/src (no rewrites are built)")
 	testTime = flag.Duration("testtimeout", 4*time.Minute, "go test -timeout for each package")
 	noTests  = flag.Bool("notests", false, "build the rewritten packages but do not run their tests")
+	summary  = flag.Bool("summary", false, "print out/results.jsonl as a markdown table (the last line per module) and exit")
 )
 
 // Result is one module's line in results.jsonl.
@@ -68,6 +69,10 @@ type diag struct {
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
+	if *summary {
+		printSummary()
+		return
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
 	}
@@ -332,4 +337,55 @@ func changedDirs(orig, copy string) ([]string, int) {
 	}
 	sort.Strings(out)
 	return out, added
+}
+
+func printSummary() {
+	b, err := os.ReadFile(filepath.Join(*out, "results.jsonl"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	last := map[string]Result{}
+	var order []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r Result
+		if json.Unmarshal([]byte(line), &r) != nil {
+			continue
+		}
+		if _, ok := last[r.Module]; !ok {
+			order = append(order, r.Module)
+		}
+		last[r.Module] = r
+	}
+	fmt.Println("| module | fan-out loops found | rewrites offered | loops rewritten | rewritten packages | build | tests pass before → after | race diagnostics |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+	for _, m := range order {
+		r := last[m]
+		before, after := 0, 0
+		var changed []string
+		for p, st := range r.TestsAfter {
+			if st == "pass" || st == "no tests" {
+				after++
+			}
+			if b := r.TestsBefore[p]; b == "pass" || b == "no tests" {
+				before++
+			}
+			if st != r.TestsBefore[p] {
+				changed = append(changed, fmt.Sprintf("%s: %s → %s", p, r.TestsBefore[p], st))
+			}
+		}
+		sort.Strings(changed)
+		tests := fmt.Sprintf("%d → %d", before, after)
+		if len(changed) > 0 {
+			tests += " (" + strings.Join(changed, "; ") + ")"
+		}
+		if len(r.TestsAfter) == 0 {
+			tests = "—"
+		}
+		note := ""
+		if r.Error != "" {
+			note = " (" + r.Error + ")"
+		}
+		fmt.Printf("| %s%s | %d | %d | %d | %d | %d/%d | %s | %d |\n", m, note, r.LoopsFound, r.RewritesOffered, r.FixesApplied,
+			len(r.Rewritten), len(r.BuildOK), len(r.Rewritten), tests, r.RaceDiags)
+	}
 }
