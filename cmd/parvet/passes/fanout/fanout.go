@@ -1272,11 +1272,9 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	var blockingLimit string
 	if blockWhy != "" {
 		switch {
-		case fl.limit != nil && pure(info, fl.limit):
-			blockingLimit = ps.text(fl.limit)
 		case fl.limit != nil:
-			report(fmt.Sprintf("fan-out loop whose body blocks (%s): use %s with %s.Blocking(k) rather than a plain %s; no fix is offered: the limit has calls", blockWhy, verb, parName, verb))
-			return
+			// Evaluated once, as make or SetLimit evaluated it.
+			blockingLimit = ps.text(fl.limit)
 		case isPureCount(info, loop):
 			blockingLimit = n
 		default:
