@@ -47,6 +47,10 @@ var fewImpls = []fewImpl{
 		par.For(n, func(i int) { out[i] += work(i) }, par.On(p))
 		return sumInts(out)
 	}},
+	{"par.For+Grain1", func(p *par.Pool, _, n int, work func(int) int, out []int) int {
+		par.For(n, func(i int) { out[i] += work(i) }, par.On(p), par.Grain(1))
+		return sumInts(out)
+	}},
 	{"par.ForRange", func(p *par.Pool, _, n int, work func(int) int, out []int) int {
 		par.ForRange(n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -96,8 +100,9 @@ var fewImpls = []fewImpl{
 // for c; pool=P8sleep a pool of par.Workers(8) with bodies sleeping for c.
 // The metric x-bound is the time per op over ceil(n/P)·c, the time of the
 // best possible schedule on P workers (the goal: at most 1.1× plus 100 µs).
-// Peers: a goroutine per item (wg, unbounded: its bound is c alone where
-// the bodies sleep) and errgroup with SetLimit(P). -short keeps c = 1 ms.
+// par.For+Grain1 passes the grain hint 1. Peers: a goroutine per item (wg,
+// unbounded: its bound is c alone where the bodies sleep) and errgroup with
+// SetLimit(P). -short keeps c = 1 ms.
 // The report runs it with -benchtime 3x: one op is up to 330 ms.
 func BenchmarkFewItems(b *testing.B) {
 	costs := []time.Duration{time.Millisecond, 20 * time.Millisecond}

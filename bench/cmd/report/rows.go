@@ -210,7 +210,7 @@ func writeFewTable(b *strings.Builder, s *Set) {
 		"n items of equal cost c on a pool of P: `P2` is `par.Workers(2)` with bodies spinning the CPU for c, `P8sleep` is "+
 		"`par.Workers(8)` with bodies sleeping for c (more workers than cores). *bound* is ceil(n/P)·c, the best schedule on P workers; "+
 		"each cell is the median time per op and, in parentheses, that time over the bound; **bold**: a parloop verb above "+
-		"the goal, bound + 10%% + 100 µs. `wg` is a goroutine per item (no limit: where the bodies sleep its best is c), "+
+		"the goal, bound + 10%% + 100 µs. `par.For+Grain1` passes `par.Grain(1)`. `wg` is a goroutine per item (no limit: where the bodies sleep its best is c), "+
 		"`errgroup` has `SetLimit(P)`. GOMAXPROCS=%d.\n\n", p)
 	head := []string{"n", "cost", "pool", "bound"}
 	for _, impl := range impls {
