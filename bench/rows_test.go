@@ -141,16 +141,16 @@ func BenchmarkFewItems(b *testing.B) {
 							if strings.HasPrefix(impl.name, "par.") {
 								pool = pc.pool
 							}
-							bad := 0
+							bad, wrong := 0, false
 							m := start(b, pool)
 							for range b.N {
 								clear(out)
 								if got := impl.run(pc.pool, pc.workers, n, work, out); got != want {
-									bad = got
+									bad, wrong = got, true
 								}
 							}
 							m.stop()
-							if bad != 0 {
+							if wrong {
 								b.Fatalf("sum of the items' results %d, want %d", bad, want)
 							}
 							b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(bound), "x-bound")
