@@ -51,7 +51,9 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 		if returned {
 			return
 		}
-		pe := recovered(recover())
+		r := recover()
+		f.stop.Store(true) // before recovered takes the stack: stop others first
+		pe := recovered(r)
 		f.fail(pe)
 		if pe.goexit {
 			parent := t.parent

@@ -196,3 +196,16 @@ func BenchmarkMicroBothOfInBody(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMicroNested8 is a nested call over 8 trivial items inside a
+// body: the per-call cost of parallel recursion written with loops.
+func BenchmarkMicroNested8(b *testing.B) {
+	var sink [8]int
+	f := func(i int) { sink[i]++ }
+	For(1, func(int) {
+		for b.Loop() {
+			For(8, f)
+		}
+	})
+	microSink = sink[:]
+}

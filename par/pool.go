@@ -46,6 +46,7 @@ type layout struct {
 	allWorkers []int32   // the active workers' ids, the victims of guests
 	levels     [][]int   // per worker: end offsets of each distance level in victims
 	machine    *Machine
+	procs      int // runtime.GOMAXPROCS(0) when the layout was made (it bounds spinning)
 }
 
 // NewPool returns a pool configured by opts. It starts no goroutine.
@@ -195,6 +196,7 @@ func (p *Pool) resizeLocked(n int) {
 		workers: make([]*slot, total),
 		active:  n,
 		machine: m,
+		procs:   runtime.GOMAXPROCS(0),
 	}
 	copy(l.workers, old.workers)
 	var fresh []*slot

@@ -40,7 +40,9 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 		if returned {
 			return
 		}
-		pe := recovered(recover())
+		r := recover()
+		f.stop.Store(true) // before recovered takes the stack: stop others first
+		pe := recovered(r)
 		f.fail(pe)
 		have = false
 		if pe.goexit { // runPiece will not go on: finish the piece here

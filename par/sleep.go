@@ -91,10 +91,41 @@ func (p *Pool) wakeOne() {
 	s.signal()
 }
 
+// wakeMany wakes up to k sleepers at once, whether or not somebody spins:
+// for work known to feed k workers at once (few expensive items split
+// down to single items, split.go), where waking them one after another,
+// each woken worker waking the next, would start the last one 7 wake-up
+// latencies late on 8 workers. Each woken worker is counted as spinning,
+// as in wakeOne.
+func (p *Pool) wakeMany(k int) {
+	st := &p.sleep
+	if k <= 0 || st.nSleepers.Load() == 0 {
+		return
+	}
+	var woken [8]*slot
+	st.mu.Lock()
+	n := min(k, len(st.sleepers), len(woken))
+	for i := range n {
+		last := len(st.sleepers) - 1
+		woken[i] = st.sleepers[last]
+		st.sleepers[last] = nil
+		st.sleepers = st.sleepers[:last]
+	}
+	st.nSleepers.Store(int32(len(st.sleepers)))
+	st.nSpinning.Add(int32(n))
+	st.mu.Unlock()
+	for _, s := range woken[:n] {
+		s.signal()
+	}
+}
+
 // tryStartSpinning admits the caller as a spinner if fewer than half the
-// active workers (at least one) spin already.
-func (p *Pool) tryStartSpinning(active int) bool {
-	limit := int32(max(1, active/2))
+// active workers (at least one) spin already, and fewer than half the Ps:
+// a pool wider than GOMAXPROCS (Workers(8) on 2 CPUs, for bodies that
+// sleep) must not fill the CPUs with spinners while its busy workers wait
+// for a CPU and its sleeping bodies' timers wait for a P.
+func (p *Pool) tryStartSpinning(l *layout) bool {
+	limit := int32(max(1, min(l.active, l.procs)/2))
 	for {
 		n := p.sleep.nSpinning.Load()
 		if n >= limit {

@@ -97,15 +97,10 @@ const (
 // shape decides, once per call over n items made on slot s (guest: from
 // outside the pool), whether the call runs solo or offers early.
 func (c *loopCore) shape(s *slot, guest bool, n int) {
-	if s.dq == nil {
-		c.solo = true // the serial slot: nothing can be offered
-		return
-	}
 	p := c.pool.layout.Load().active + 1
 	switch {
-	case p == 1:
+	case p == 1: // the pool shrank since the call began (runSolo took the rest)
 		c.solo = true
-		c.pool.maybeResize() // splits check GOMAXPROCS, and a solo call never splits
 	case n <= fewPerWorker*p:
 		c.early = earlySingle
 	case !guest:
@@ -125,12 +120,17 @@ func (c *loopCore) offerEarly(s *slot, t *task, frame pieceRunner, newJoin func(
 			c.split(s, t, frame, newJoin(s), t.lo)
 		}
 	case earlySingle:
+		pushed := 0
 		for int64(t.hi-t.lo) >= 2*c.minGrain {
 			if cost := c.costMt.Load(); cost != 0 && c.estimate(int64(t.hi-t.lo), cost) < nsToTicks(splitMinNs) {
-				return
+				break
 			}
 			c.split(s, t, frame, newJoin(s), t.lo)
+			pushed++
 		}
+		// The split's own notify woke one sleeper; the pieces can feed
+		// more than one at once (each is split further by its thief).
+		c.pool.wakeMany(pushed - 1)
 	}
 }
 

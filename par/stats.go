@@ -1,35 +1,72 @@
 package par
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
-// WorkerStats are the counters of one worker, or of the callers' slots.
+// WorkerStats are the counters of one worker, or of the callers.
 type WorkerStats struct {
-	Pieces       int64         // pieces of ranges and forked tasks run (forks run inline are added when the worker finishes its task)
-	Steals       int64         // tasks taken from another worker
-	FailedSteals int64         // steal attempts that found nothing or lost a race
-	Splits       int64         // ranges split in half on demand
-	Busy         time.Duration // time spent running pieces
-	Idle         time.Duration // time spent parked
+	// Pieces counts range pieces and forked tasks run (forks run inline are
+	// added when the worker finishes the task they ran in).
+	Pieces int64
+	// Steals counts tasks taken from another worker's or caller's deque.
+	Steals int64
+	// FailedSteals counts steal attempts that found nothing or lost a race.
+	FailedSteals int64
+	// Splits counts ranges split in half to offer work.
+	Splits int64
+	// Busy is the time spent running and helping: for a worker, running
+	// the tasks it took; for the callers, the whole length of their calls
+	// from outside the pool, which they spend running pieces of their own
+	// call and helping with it.
+	Busy time.Duration
+	// Idle is the time spent parked, waiting for work.
+	Idle time.Duration
 }
 
 // Stats is a snapshot of a pool's counters with the figures derived from
-// them.
+// them. The derived figures count the callers as one more participant next
+// to the workers: a pool of parallelism P runs P-1 worker threads, and the
+// goroutine that calls a verb is the P-th.
 type Stats struct {
-	Workers []WorkerStats // one entry per worker thread (a pool of parallelism P runs P-1)
+	Workers []WorkerStats // one entry per worker thread
 	Callers WorkerStats   // work done by goroutines that called a verb from outside the pool
 
-	// The derived figures count the callers as one more participant next to
-	// the workers (a pool of parallelism P runs P-1 worker threads).
-
-	// Imbalance is max/mean busy time over workers (1 is perfect; goal < 1.2).
+	// Imbalance is the largest busy time over the mean busy time of the
+	// participants. 1 means every participant was busy as long as the
+	// others; 2 means the busiest one worked twice the average.
 	Imbalance float64
-	// Straggler is max/median busy time over workers (goal < 2).
+	// Straggler is the largest busy time over the median busy time: how
+	// far the slowest participant lagged behind the typical one.
 	Straggler float64
-	// Utilization is total busy time / (workers × wall time since the
-	// counters were last reset) (goal > 0.9 while a loop runs).
+	// Utilization is the participants' total busy time over their number
+	// times Wall: the share of the pool's capacity that ran work since the
+	// counters were reset. It is near 1 only while calls keep every
+	// participant busy, and falls as the pool idles between calls.
 	Utilization float64
-	// StealRate is steals / pieces run.
+	// StealRate is steals per piece run: 0 when every piece ran where it
+	// was split off, higher when work moved between participants.
 	StealRate float64
 	// Wall is the time since the counters were last reset.
 	Wall time.Duration
+}
+
+// String renders the snapshot as a short table: the derived figures on one
+// line, then one line per worker and one for the callers.
+func (s Stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pool stats over %v: imbalance %.2f, straggler %.2f, utilization %.0f%%, steal rate %.3f\n",
+		s.Wall.Round(time.Microsecond), s.Imbalance, s.Straggler, 100*s.Utilization, s.StealRate)
+	fmt.Fprintf(&b, "  %-9s %10s %8s %12s %8s %12s %12s\n", "", "pieces", "steals", "failed steals", "splits", "busy", "idle")
+	row := func(name string, w WorkerStats) {
+		fmt.Fprintf(&b, "  %-9s %10d %8d %12d %8d %12v %12v\n", name, w.Pieces, w.Steals, w.FailedSteals, w.Splits,
+			w.Busy.Round(time.Microsecond), w.Idle.Round(time.Microsecond))
+	}
+	for i, w := range s.Workers {
+		row(fmt.Sprintf("worker %d", i), w)
+	}
+	row("callers", s.Callers)
+	return b.String()
 }

@@ -30,11 +30,6 @@ func enter(p *Pool) (s *slot, guest bool, pool *Pool) {
 	return nil, false, p
 }
 
-// serialSlot is a seat with no deque: nothing it runs ever splits or forks.
-func serialSlot(p *Pool) *slot {
-	return &slot{pool: p, id: -1, cpu: -1, stats: &p.callerStats}
-}
-
 // rangeBody is what a range call runs: exactly one of i, r and e is set.
 type rangeBody struct {
 	i      func(int)
@@ -57,8 +52,8 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 		}
 	}
 	s, guest, p := enter(c.pool)
-	if s == nil {
-		s = serialSlot(p)
+	if s == nil || p.solo.Load() {
+		return runSolo(s, guest, n, b)
 	}
 	f := s.frame
 	if f != nil {
@@ -91,6 +86,54 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 	if pe != nil {
 		raise(pe)
 	}
+	return err
+}
+
+// runSolo runs a range call at parallelism 1 (or with no seat: a closed
+// pool, or every guest seat taken): one loop on the caller, with no frame,
+// no task and no clock, since nothing can be offered to anybody. A panic is
+// wrapped and re-raised as the parallel path does; a Goexit simply goes
+// on, nothing else being in flight. s, if not nil, is the caller's seat,
+// released here if guest.
+func runSolo(s *slot, guest bool, n int, b rangeBody) (err error) {
+	if s != nil {
+		s.unflushedPieces++
+		if guest {
+			defer releaseGuest(s, cputicks()) // on panic and Goexit too
+			s.pool.maybeResize()              // splits check GOMAXPROCS, and this call never splits
+		}
+	}
+	returned := false
+	defer func() {
+		if !returned {
+			if r := recover(); r != nil {
+				panic(recovered(r))
+			}
+		}
+	}()
+	switch {
+	case b.r != nil:
+		b.r(0, n)
+	case b.i != nil:
+		for i := range n {
+			b.i(i)
+		}
+	default:
+		done := b.ctx.Done()
+	loop:
+		for i := range n {
+			select {
+			case <-done:
+				break loop
+			default:
+			}
+			if err = b.e(b.ctx, i); err != nil {
+				b.cancel()
+				break
+			}
+		}
+	}
+	returned = true
 	return err
 }
 
@@ -279,8 +322,10 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 // runReduce runs the reduce frame f over [0, n) and applies identity.
 func runReduce[T any](f *reduceFrame[T], n int, identity T, c callConfig) T {
 	s, guest, p := enter(c.pool)
-	if s == nil {
-		s = serialSlot(p)
+	if s == nil || p.solo.Load() {
+		var out T
+		_ = runSolo(s, guest, n, rangeBody{r: func(lo, hi int) { out = f.combine(identity, f.leaf(lo, hi)) }})
+		return out
 	}
 	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel()}
 	f.shape(s, guest, n)

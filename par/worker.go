@@ -43,7 +43,7 @@ func (s *slot) retired() {
 // or a stale token).
 func (s *slot) idle() *task {
 	p := s.pool
-	spinning := !p.exp.noBackoff && p.tryStartSpinning(p.layout.Load().active)
+	spinning := !p.exp.noBackoff && p.tryStartSpinning(p.layout.Load())
 	for {
 		if spinning {
 			if t := s.spin(); t != nil {

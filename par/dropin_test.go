@@ -1,0 +1,583 @@
+package par_test
+
+// Tests for what a user dropping parloop into fan-out code relies on: few
+// expensive items run at once, blocking bodies, Goexit (t.Fatal) in a body,
+// closing pools from inside, stopping promptly, and clear panics for bad
+// input. Each test asserts behaviour, not time: where a test waits, it
+// waits for an event with a generous liveness bound.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/parloop/parloop/par"
+)
+
+// rendezvous is a barrier for n bodies with a liveness bound: arrive
+// reports whether all n arrived before the bound ran out. A scheduler that
+// runs the bodies one after another makes the first arrival time out.
+type rendezvous struct {
+	n       int32
+	arrived atomic.Int32
+}
+
+const rendezvousBound = 5 * time.Second
+
+func (r *rendezvous) arrive() bool {
+	r.arrived.Add(1)
+	deadline := time.Now().Add(rendezvousBound)
+	for r.arrived.Load() < r.n {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return true
+}
+
+// Catches: a loop over n <= 4P expensive items that runs its first item
+// before offering the rest (For(2, f) with 200 ms bodies took 400 ms: both
+// on the caller), for every range verb. The bodies meet at a rendezvous,
+// which only n concurrent bodies pass.
+func TestFewItemsRunAtOnce(t *testing.T) {
+	for _, workers := range []int{2, 4, 8} {
+		p := newPool(t, par.Workers(workers))
+		for _, n := range []int{2, workers} {
+			verbs := map[string]func(body func(i int)){
+				"For":      func(body func(int)) { par.For(n, body, par.On(p)) },
+				"ForRange": func(body func(int)) { par.ForRange(n, func(lo, hi int) { body(lo) }, par.On(p)) },
+				"Map": func(body func(int)) {
+					par.Map(make([]int, n), func(int) int { return 0 }, par.On(p)) // warm
+					idx := make([]int, n)
+					for i := range idx {
+						idx[i] = i
+					}
+					par.Map(idx, func(i int) int { body(i); return i }, par.On(p))
+				},
+				"Reduce": func(body func(int)) {
+					par.ReduceRange(n, 0, func(lo, hi int) int { body(lo); return hi - lo },
+						func(a, b int) int { return a + b }, par.On(p))
+				},
+				"ForErr": func(body func(int)) {
+					_ = par.ForErr(context.Background(), n, func(_ context.Context, i int) error { body(i); return nil }, par.On(p))
+				},
+			}
+			for name, run := range verbs {
+				r := &rendezvous{n: int32(n)}
+				var missed atomic.Int32
+				noHang(t, name, func() {
+					run(func(int) {
+						if !r.arrive() {
+							missed.Add(1)
+						}
+					})
+				})
+				if m := missed.Load(); m != 0 {
+					t.Errorf("%s(%d) on %d workers: %d bodies timed out waiting for the others; want all %d running at once",
+						name, n, workers, m, n)
+				}
+			}
+		}
+	}
+}
+
+// Catches: a nested call that runs its first item (here a whole subtree)
+// before offering the rest, which made recursive walks written with loops
+// sequential. Child 0 of the nested loop waits until a child of the upper
+// half has started: only an offer made before the first item lets it.
+func TestNestedCallOffersRestBeforeFirstItem(t *testing.T) {
+	p := newPool(t, par.Workers(2))
+	const kids = 10
+	var upperStarted atomic.Bool
+	timedOut := false
+	noHang(t, "nested", func() {
+		par.For(1, func(int) {
+			par.For(kids, func(i int) {
+				if i >= kids/2 {
+					upperStarted.Store(true)
+					return
+				}
+				if i == 0 {
+					deadline := time.Now().Add(rendezvousBound)
+					for !upperStarted.Load() {
+						if time.Now().After(deadline) {
+							timedOut = true
+							return
+						}
+						time.Sleep(50 * time.Microsecond)
+					}
+				}
+			}, par.On(p))
+		}, par.On(p))
+	})
+	if timedOut {
+		t.Errorf("the nested call's upper half did not start while its first item ran")
+	}
+}
+
+// Catches: bodies that block keeping the pool's CPU workers (500 waits of 2
+// ms took 630 ms on 2 workers), a limit that is not honoured, and bodies
+// that wait on each other hanging when the limit admits them all.
+func TestBlocking(t *testing.T) {
+	for _, limit := range []int{1, 3, 64} {
+		const n = 200
+		var running, peak atomic.Int32
+		var counts [n]atomic.Int32
+		noHang(t, "Blocking", func() {
+			par.For(n, func(i int) {
+				r := running.Add(1)
+				for {
+					m := peak.Load()
+					if r <= m || peak.CompareAndSwap(m, r) {
+						break
+					}
+				}
+				time.Sleep(100 * time.Microsecond)
+				counts[i].Add(1)
+				running.Add(-1)
+			}, par.Blocking(limit))
+		})
+		checkOnce(t, fmt.Sprintf("Blocking(%d)", limit), counts[:])
+		if pk := peak.Load(); int(pk) > limit {
+			t.Errorf("Blocking(%d): %d bodies ran at once", limit, pk)
+		}
+		if limit == 64 && peak.Load() < 8 {
+			t.Errorf("Blocking(64): at most %d bodies ran at once; sleeping bodies should overlap far beyond the CPU count", peak.Load())
+		}
+	}
+	// With limit >= n, bodies may wait on each other.
+	const n = 50
+	r := &rendezvous{n: n}
+	var missed atomic.Int32
+	noHang(t, "Blocking barrier", func() {
+		par.For(n, func(int) {
+			if !r.arrive() {
+				missed.Add(1)
+			}
+		}, par.Blocking(n))
+	})
+	if missed.Load() != 0 {
+		t.Errorf("Blocking(%d): %d of %d bodies missed a barrier that all can reach", n, missed.Load(), n)
+	}
+	// Every range verb takes it, with results in place.
+	out := par.Map([]int{1, 2, 3, 4}, func(x int) int { return x * x }, par.Blocking(2))
+	if fmt.Sprint(out) != "[1 4 9 16]" {
+		t.Errorf("Map with Blocking = %v", out)
+	}
+	var pieces atomic.Int32
+	par.ForRange(10, func(lo, hi int) { pieces.Add(int32(hi - lo)) }, par.Blocking(3))
+	if pieces.Load() != 10 {
+		t.Errorf("ForRange with Blocking covered %d of 10", pieces.Load())
+	}
+	// Errors, cancellation and panics behave as without it.
+	errBoom := errors.New("boom")
+	var started atomic.Int32
+	err := par.ForErr(context.Background(), 1000, func(ctx context.Context, i int) error {
+		started.Add(1)
+		if i == 10 {
+			return errBoom
+		}
+		time.Sleep(50 * time.Microsecond)
+		return ctx.Err()
+	}, par.Blocking(4))
+	if !errors.Is(err, errBoom) {
+		t.Errorf("ForErr with Blocking = %v, want boom", err)
+	}
+	if s := started.Load(); s > 10+1+4 {
+		t.Errorf("ForErr with Blocking: %d bodies started after the error at index 10 with 4 goroutines", s)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := par.ForErr(ctx, 10, func(context.Context, int) error { return nil }, par.Blocking(4)); !errors.Is(err, context.Canceled) {
+		t.Errorf("ForErr with Blocking on a cancelled context = %v", err)
+	}
+	pe := wantPanicError(t, "For with Blocking", func() {
+		par.For(100, func(i int) {
+			if i == 7 {
+				panic("seven")
+			}
+		}, par.Blocking(8))
+	})
+	if pe != nil && rootValue(pe) != "seven" {
+		t.Errorf("For with Blocking panicked with %v", rootValue(pe))
+	}
+}
+
+// Catches: runtime.Goexit (t.Fatal, t.SkipNow) in a body hanging the call
+// or leaving the caller running on, in every verb, on a worker or on the
+// caller, with and without Blocking. The caller's goroutine must exit, the
+// pool must stay usable, and no body may be left running.
+func TestGoexitInBody(t *testing.T) {
+	p := newPool(t, par.Workers(4))
+	verbs := map[string]func(hit func()){
+		"For":    func(hit func()) { par.For(1000, func(i int) { hitAt(i, hit) }, par.On(p)) },
+		"ForBlk": func(hit func()) { par.For(100, func(i int) { hitAt(i, hit) }, par.Blocking(8)) },
+		"ForRange": func(hit func()) {
+			par.ForRange(1000, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					hitAt(i, hit)
+				}
+			}, par.On(p))
+		},
+		"ReduceRange": func(hit func()) {
+			par.ReduceRange(1000, 0, func(lo, hi int) int {
+				for i := lo; i < hi; i++ {
+					hitAt(i, hit)
+				}
+				return 0
+			}, func(a, b int) int { return a + b }, par.On(p))
+		},
+		"ForErr": func(hit func()) {
+			_ = par.ForErr(context.Background(), 1000, func(_ context.Context, i int) error { hitAt(i, hit); return nil }, par.On(p))
+		},
+		"Join-f": func(hit func()) { par.Join(hit, func() {}, par.On(p)) },
+		"Join-g": func(hit func()) { par.Join(func() { spin(1000) }, hit, par.On(p)) },
+		"Both-g": func(hit func()) {
+			par.Both(func() int { spin(1000); return 1 }, func() int { hit(); return 2 }, par.On(p))
+		},
+		"BothOf": func(hit func()) {
+			par.BothOf(func(int) int { return 1 }, 0, func(int) int { hit(); return 2 }, 0, par.On(p))
+		},
+		"Invoke3": func(hit func()) { par.Invoke([]func(){func() {}, hit, func() { spin(100) }}, par.On(p)) },
+		"nested": func(hit func()) {
+			par.For(4, func(int) { par.For(100, func(i int) { hitAt(i, hit) }) }, par.On(p))
+		},
+	}
+	for name, run := range verbs {
+		for round := 0; round < 5; round++ {
+			var after atomic.Bool
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				run(runtime.Goexit)
+				after.Store(true)
+			}()
+			select {
+			case <-done:
+			case <-time.After(hangLimit):
+				panic(name + ": a Goexit in a body hung the call")
+			}
+			if after.Load() {
+				t.Errorf("%s: the caller went on after a body called runtime.Goexit; want it to exit too", name)
+			}
+		}
+		// The pool still works at full width.
+		var counts [2000]atomic.Int32
+		noHang(t, name+" after", func() {
+			par.For(len(counts), func(i int) { spin(200); counts[i].Add(1) }, par.On(p))
+		})
+		checkOnce(t, name+": a call after Goexit", counts[:])
+	}
+	if w := p.Workers(); w != 4 {
+		t.Errorf("after Goexits the pool has parallelism %d, want 4", w)
+	}
+	// t.SkipNow, the everyday Goexit, marks a subtest skipped and must not hang.
+	ran := t.Run("skip", func(t *testing.T) {
+		par.For(100, func(i int) {
+			if i == 50 {
+				t.SkipNow()
+			}
+		}, par.On(p))
+		t.Errorf("par.For returned after t.SkipNow in a body")
+	})
+	if !ran {
+		t.Errorf("a subtest that skipped from a body was reported failed")
+	}
+}
+
+// hitAt calls hit at index 500 (or the last index for short loops).
+func hitAt(i int, hit func()) {
+	if i == 50 {
+		hit()
+	}
+}
+
+// Catches: Pool.Close called from a body running on the pool waiting for
+// itself forever, from the caller's goroutine and from a worker.
+func TestCloseFromBodyPanics(t *testing.T) {
+	p := newPool(t, par.Workers(2))
+	pe := wantPanicError(t, "Close in a body", func() {
+		par.For(2, func(int) { p.Close() }, par.On(p))
+	})
+	if pe == nil || !strings.Contains(fmt.Sprint(rootValue(pe)), "Pool.Close called from a body") {
+		t.Errorf("Close from a body: got %v, want a panic naming Pool.Close", pe)
+	}
+	// From a worker for sure: a nested call's body on a worker thread.
+	var onWorker atomic.Bool
+	var msg atomic.Value
+	caller := goid()
+	noHang(t, "Close on a worker", func() {
+		par.For(64, func(int) {
+			if goid() == caller {
+				spin(2000)
+				return
+			}
+			v, panicked := catch(p.Close)
+			if panicked {
+				onWorker.Store(true)
+				msg.Store(fmt.Sprint(v))
+			}
+		}, par.On(p))
+	})
+	if !onWorker.Load() || !strings.Contains(msg.Load().(string), "Pool.Close") {
+		t.Errorf("Close from a worker did not panic with a clear message (ran on a worker: %v)", onWorker.Load())
+	}
+	// The pool is still open and works; closing it from outside works.
+	var n atomic.Int32
+	par.For(100, func(int) { n.Add(1) }, par.On(p))
+	if n.Load() != 100 {
+		t.Errorf("after the refused Close the pool ran %d of 100 bodies", n.Load())
+	}
+	p.Close()
+}
+
+// Catches: the default pool, once closed, turning every later default call
+// serial for the rest of the process.
+func TestCloseDefaultRestarts(t *testing.T) {
+	old := par.Default()
+	par.For(10, func(int) {})
+	old.Close()
+	if par.Default() == old {
+		t.Fatalf("Default() returned the closed pool")
+	}
+	caller := goid()
+	var elsewhere atomic.Bool
+	par.For(256, func(int) {
+		if goid() != caller {
+			elsewhere.Store(true)
+		}
+		spin(2000)
+	})
+	if runtime.GOMAXPROCS(0) > 1 && !elsewhere.Load() {
+		t.Errorf("after closing the default pool, a default call ran only on the caller")
+	}
+}
+
+// Catches: iterations starting long after a panic, when cheap iterations
+// sized a large grain and expensive ones followed (974 started, For
+// returned 100-300 ms late). With iterations of 10 µs or more, at most one
+// more starts per slot once the panic is stored.
+func TestStopAfterPanicIsPrompt(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		p := newPool(t, par.Workers(workers))
+		for _, verb := range []string{"For", "ForErr", "Map"} {
+			var panicked atomic.Bool
+			var after atomic.Int32
+			body := func(i int) {
+				if i < 20_000 {
+					return // cheap: the grain grows
+				}
+				if panicked.Load() {
+					after.Add(1)
+				}
+				spinFor(10 * time.Microsecond)
+				if i == 20_010 {
+					panicked.Store(true)
+					panic("stop")
+				}
+			}
+			wantPanicError(t, verb, func() {
+				switch verb {
+				case "For":
+					par.For(40_000, body, par.On(p))
+				case "ForErr":
+					_ = par.ForErr(context.Background(), 40_000, func(_ context.Context, i int) error { body(i); return nil }, par.On(p))
+				case "Map":
+					idx := make([]int, 40_000)
+					for i := range idx {
+						idx[i] = i
+					}
+					par.Map(idx, func(i int) int { body(i); return 0 }, par.On(p))
+				}
+			})
+			if a := after.Load(); int(a) > workers {
+				t.Errorf("%s on %d workers: %d iterations started after the panic; want at most one per worker", verb, workers, a)
+			}
+		}
+	}
+}
+
+func spinFor(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
+}
+
+// Catches: programmer errors that panicked later, deep inside the library
+// ("panic in parallel body: nil pointer dereference"), raw nil
+// dereferences, or silently took a default. Each must panic at the call
+// with a message naming the argument.
+func TestBadInputPanicsAtTheCall(t *testing.T) {
+	ctx := context.Background()
+	add := func(a, b int) int { return a + b }
+	cases := []struct {
+		name, want string
+		call       func()
+	}{
+		{"For(nil)", "For called with a nil body", func() { par.For(10, nil) }},
+		{"For(0, nil)", "For called with a nil body", func() { par.For(0, nil) }},
+		{"ForRange(nil)", "ForRange called with a nil body", func() { par.ForRange(10, nil) }},
+		{"Map(nil)", "Map called with a nil function", func() { par.Map[int, int]([]int{1}, nil) }},
+		{"Reduce(nil)", "Reduce called with a nil combine", func() { par.Reduce([]int{1}, 0, nil) }},
+		{"ReduceRange(nil leaf)", "ReduceRange called with a nil leaf", func() { par.ReduceRange(3, 0, nil, add) }},
+		{"ReduceRange(nil combine)", "ReduceRange called with a nil combine", func() { par.ReduceRange(3, 0, func(lo, hi int) int { return 0 }, nil) }},
+		{"Join(nil, nil)", "Join called with a nil function", func() { par.Join(nil, nil) }},
+		{"Invoke(nil)", "Invoke called with a nil function", func() { par.Invoke([]func(){nil}) }},
+		{"Both(nil)", "Both called with a nil function", func() { par.Both[int, int](nil, nil) }},
+		{"BothOf(nil)", "BothOf called with a nil function", func() { par.BothOf[int, int, int, int](nil, 0, nil, 0) }},
+		{"ForErr(nil ctx)", "ForErr called with a nil context", func() {
+			_ = par.ForErr(nil, 1, func(context.Context, int) error { return nil }) //nolint:staticcheck // the point of the test
+		}},
+		{"MapErr(nil ctx)", "MapErr called with a nil context", func() {
+			_, _ = par.MapErr(nil, []int{1}, func(context.Context, int) (int, error) { return 0, nil }) //nolint:staticcheck
+		}},
+		{"ForErr(nil body)", "ForErr called with a nil body", func() { _ = par.ForErr(ctx, 1, nil) }},
+		{"Grain(0)", "Grain(0)", func() { par.Grain(0) }},
+		{"Grain(-1)", "Grain(-1)", func() { par.Grain(-1) }},
+		{"Blocking(0)", "Blocking(0)", func() { par.Blocking(0) }},
+		{"Workers(0)", "Workers(0)", func() { par.Workers(0) }},
+		{"Workers(-1)", "Workers(-1)", func() { par.Workers(-1) }},
+		{"Workers(12000)", "Workers(12000)", func() { par.Workers(12000) }},
+		{"On(nil)", "On(nil)", func() { par.On(nil) }},
+		{"OnMachine(nil)", "OnMachine(nil)", func() { par.OnMachine(nil) }},
+		{"NewPool(nil)", "nil PoolOption", func() { par.NewPool(nil) }},
+		{"For+Deterministic", "For does not take the Deterministic option", func() { par.For(3, func(int) {}, par.Deterministic()) }},
+		{"Map+Deterministic", "Map does not take the Deterministic option", func() { par.Map([]int{1}, func(x int) int { return x }, par.Deterministic()) }},
+		{"Reduce+Blocking", "Reduce does not take the Blocking option", func() { par.Reduce([]int{1}, 0, add, par.Blocking(2)) }},
+		{"Join+Grain", "Join does not take the Grain option", func() { par.Join(func() {}, func() {}, par.Grain(4)) }},
+		{"Both+Deterministic", "Both does not take the Deterministic option", func() {
+			par.Both(func() int { return 0 }, func() int { return 0 }, par.Deterministic())
+		}},
+		{"BothOf+Blocking", "BothOf does not take the Blocking option", func() {
+			par.BothOf(func(int) int { return 0 }, 0, func(int) int { return 0 }, 0, par.Blocking(1))
+		}},
+		{"Invoke+Grain", "Invoke does not take the Grain option", func() { par.Invoke([]func(){func() {}, func() {}}, par.Grain(2)) }},
+		{"zero Option", "the zero Option is not an option", func() { par.For(3, func(int) {}, par.Option{}) }},
+	}
+	for _, c := range cases {
+		v, panicked := catch(c.call)
+		if !panicked {
+			t.Errorf("%s did not panic", c.name)
+			continue
+		}
+		if _, isBody := v.(*par.PanicError); isBody {
+			t.Errorf("%s panicked as a body's panic (%v); want a panic at the call", c.name, v)
+			continue
+		}
+		msg := fmt.Sprint(v)
+		if !strings.HasPrefix(msg, "par: ") || !strings.Contains(msg, c.want) {
+			t.Errorf("%s panicked with %q; want a message starting with \"par: \" containing %q", c.name, msg, c.want)
+		}
+	}
+	// The zero Pool is a working pool.
+	var zero par.Pool
+	defer zero.Close()
+	var n atomic.Int32
+	par.For(100, func(int) { n.Add(1) }, par.On(&zero))
+	if n.Load() != 100 || zero.Workers() < 1 {
+		t.Errorf("the zero Pool ran %d of 100 bodies, parallelism %d", n.Load(), zero.Workers())
+	}
+	_ = zero.Stats().String()
+}
+
+// Catches: lo and hi overflowing near math.MaxInt (cur+grain wrapped and
+// handed out negative lo). The leaf is O(1) per piece, so the whole range
+// is covered quickly; the pieces must tile it exactly.
+func TestRangesNearMaxInt(t *testing.T) {
+	for _, pc := range poolCases(t) {
+		for _, n := range []int{math.MaxInt, math.MaxInt - 1, math.MaxInt / 2} {
+			var bad atomic.Value
+			leaf := func(lo, hi int) int {
+				if lo < 0 || hi <= lo || hi > n {
+					bad.Store(fmt.Sprintf("[%d, %d)", lo, hi))
+				}
+				return hi - lo
+			}
+			got := par.ReduceRange(n, 0, leaf, func(a, b int) int { return a + b }, pc.opts...)
+			if b := bad.Load(); b != nil {
+				t.Errorf("ReduceRange(%d) %s: bad piece %v", n, pc.name, b)
+			}
+			if got != n {
+				t.Errorf("ReduceRange(%d) %s: pieces cover %d", n, pc.name, got)
+			}
+			det := par.ReduceRange(n, 0, leaf, func(a, b int) int { return a + b }, pc.with(par.Deterministic())...)
+			if det != n {
+				t.Errorf("ReduceRange(%d, Deterministic) %s: pieces cover %d", n, pc.name, det)
+			}
+		}
+	}
+}
+
+// Catches: the callers' busy time reading 0 after forks made from outside
+// the pool, and a Stats.String that does not name the figures.
+func TestCallersBusyAndStatsString(t *testing.T) {
+	p := newPool(t, par.Workers(2))
+	p.ResetStats()
+	par.Join(func() { spinFor(2 * time.Millisecond) }, func() {}, par.On(p))
+	par.Both(func() int { spinFor(2 * time.Millisecond); return 0 }, func() int { return 0 }, par.On(p))
+	if b := p.Stats().Callers.Busy; b < 3*time.Millisecond {
+		t.Errorf("Callers.Busy = %v after two 2 ms forks from outside; want their time", b)
+	}
+	s := p.Stats().String()
+	for _, want := range []string{"imbalance", "straggler", "utilization", "steal rate", "worker 0", "callers", "busy", "idle"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("Stats.String() lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// Catches: a goroutine waiting for its own call running another caller's
+// pieces (task isolation): with a lock held across the call while the other
+// caller's bodies take that lock, that deadlocks. Here the waiting caller
+// must never run a body of the other call, which every body checks.
+func TestWaitingCallerRunsOnlyItsOwnCall(t *testing.T) {
+	for _, pc := range defaultAndFour(t) {
+		var mu sync.Mutex
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		var lockerID atomic.Int64
+		var foreign atomic.Int32
+		wg.Add(1)
+		go func() { // the other caller: bodies take mu
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				par.For(256, func(int) {
+					if goid() == lockerID.Load() {
+						foreign.Add(1)
+						return // running it would deadlock on mu
+					}
+					spin(100)
+					mu.Lock()
+					mu.Unlock() //nolint:staticcheck // an empty critical section: the body waits for mu
+				}, pc.opts...)
+			}
+		}()
+		noHang(t, "locker", func() {
+			lockerID.Store(goid())
+			for round := 0; round < 300; round++ {
+				mu.Lock()
+				// Uneven items: the caller finishes its share first and
+				// waits for pieces that workers took.
+				par.For(8, func(i int) { spin(300 * (i + 1) * (i + 1)) }, pc.opts...)
+				mu.Unlock()
+			}
+		})
+		close(stop)
+		wg.Wait()
+		if f := foreign.Load(); f != 0 {
+			t.Errorf("%s: a caller waiting for its own call ran %d bodies of another call", pc.name, f)
+		}
+	}
+}
