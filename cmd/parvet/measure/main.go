@@ -215,6 +215,24 @@ func measure(modver string) *Result {
 		r.Error = "no go.mod"
 		return r
 	}
+	// Replacements by local paths (a multi-module repository's siblings) do
+	// not exist outside the repository: use the required versions instead.
+	if o, err := run(dir, time.Minute, "go", "mod", "edit", "-json"); err == nil {
+		var gm struct {
+			Replace []struct{ Old, New struct{ Path, Version string } }
+		}
+		if json.Unmarshal([]byte(o), &gm) == nil {
+			for _, r := range gm.Replace {
+				if strings.HasPrefix(r.New.Path, ".") || strings.HasPrefix(r.New.Path, "/") {
+					old := r.Old.Path
+					if r.Old.Version != "" {
+						old += "@" + r.Old.Version
+					}
+					run(dir, time.Minute, "go", "mod", "edit", "-dropreplace="+old)
+				}
+			}
+		}
+	}
 	// Build the rewrites against the local parloop; parloop needs go 1.26.
 	if *parloop != "" {
 		if o, err := run(dir, 10*time.Minute, "go", "mod", "edit", "-require=github.com/parloop/parloop@v0.0.0", "-replace=github.com/parloop/parloop="+*parloop); err != nil {
