@@ -1,0 +1,150 @@
+package par
+
+import (
+	"context"
+	"runtime"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+)
+
+// Catches: workers keeping the pprof labels of the goroutine that started
+// the pool, pieces running under a worker's stale labels instead of their
+// caller's, and labels not restored after a task. Every body compares the
+// label set it runs under with its caller's (one pointer: the set pprof.Do
+// installed), on the caller and on workers, for range calls and stolen
+// forks, with two callers labelled differently at once.
+func TestLabelsFollowTheCall(t *testing.T) {
+	p := NewPool(Workers(4))
+	defer p.Close()
+	// Start the pool from a labelled goroutine: its workers must not keep
+	// these labels.
+	pprof.Do(context.Background(), pprof.Labels("phase", "warmup"), func(context.Context) {
+		For(1000, func(int) { spinLabels(10) }, On(p))
+	})
+	var wrong, onWorker atomic.Int32
+	check := func(want unsafe.Pointer) {
+		if getProfLabel() != want {
+			wrong.Add(1)
+		}
+		if lookupWorker(goroutineKey()) != nil {
+			onWorker.Add(1)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, req := range []string{"decode", "encode"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pprof.Do(context.Background(), pprof.Labels("req", req), func(context.Context) {
+				want := getProfLabel()
+				for range 20 {
+					For(2000, func(int) { check(want); spinLabels(50) }, On(p))
+					_ = ReduceRange(2000, 0, func(lo, hi int) int { check(want); spinLabels(50 * (hi - lo)); return 0 },
+						func(a, b int) int { return a + b }, On(p))
+					Join(func() { spinLabels(5000) }, func() { check(want); spinLabels(5000) }, On(p))
+					Both(func() int { spinLabels(5000); return 0 }, func() int { check(want); spinLabels(5000); return 0 }, On(p))
+					For(8, func(int) { // nested: forks and calls made on workers
+						check(want)
+						For(100, func(int) { check(want); spinLabels(20) })
+						Join(func() { check(want) }, func() { check(want); spinLabels(2000) })
+					}, On(p))
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	if w := wrong.Load(); w != 0 {
+		t.Errorf("%d bodies ran under labels other than their caller's", w)
+	}
+	if onWorker.Load() == 0 && runtime.GOMAXPROCS(0) > 1 {
+		t.Logf("no body ran on a worker: the worker half of the check was not exercised")
+	}
+	// Unlabelled calls after labelled ones: bodies, on workers too, see no labels.
+	var stale atomic.Int32
+	For(4000, func(int) {
+		if getProfLabel() != nil {
+			stale.Add(1)
+		}
+		spinLabels(50)
+	}, On(p))
+	if s := stale.Load(); s != 0 {
+		t.Errorf("%d bodies of an unlabelled call ran under some earlier call's labels", s)
+	}
+}
+
+// Catches: a label set costing an allocation per call or per piece.
+func TestLabelsAllocateNothing(t *testing.T) {
+	p := NewPool(Workers(2))
+	defer p.Close()
+	body := func(int) { spinLabels(5) }
+	pprof.Do(context.Background(), pprof.Labels("req", "x"), func(context.Context) {
+		For(1000, body, On(p))
+		if a := testing.AllocsPerRun(50, func() { For(1000, body, On(p)) }); a > 0 {
+			t.Errorf("For under labels allocates %v times per call", a)
+		}
+	})
+}
+
+var labelSink atomic.Uint64
+
+//go:noinline
+func spinLabels(k int) {
+	x := uint64(k) | 1
+	for range k {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	if x == 0 {
+		labelSink.Add(1)
+	}
+}
+
+// Catches: a Goexit in a body leaving the caller's guest seat held (70
+// Goexits left seats held, and one leaked seat at GOMAXPROCS=2 stopped
+// every later call from splitting), or a worker dying without a
+// replacement.
+func TestGoexitReleasesSeatsAndReplacesWorkers(t *testing.T) {
+	p := NewPool(Workers(3))
+	defer p.Close()
+	For(100, func(int) {}, On(p))
+	before := p.layout.Load().workers
+	for i := range 80 {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			For(64, func(j int) {
+				spinLabels(500)
+				if j == i%64 {
+					runtime.Goexit()
+				}
+			}, On(p))
+		}()
+		<-done
+	}
+	if m := guestMask.Load(); m != 0 {
+		t.Errorf("guest seats still held after the Goexits: mask %b", m)
+	}
+	// Every worker slot still runs: a call whose pieces wait for each
+	// other's start only passes if all 3 participants take part.
+	var started atomic.Int32
+	var ok atomic.Bool
+	For(3, func(int) {
+		started.Add(1)
+		for i := 0; i < 20_000_000 && started.Load() < 3; i++ {
+			spinLabels(10)
+		}
+		if started.Load() == 3 {
+			ok.Store(true)
+		}
+	}, On(p))
+	if !ok.Load() {
+		t.Errorf("after the Goexits, 3 items never ran at once on a pool of 3")
+	}
+	if after := p.layout.Load().workers; len(after) != len(before) {
+		t.Errorf("the pool has %d worker slots, had %d", len(after), len(before))
+	}
+}
