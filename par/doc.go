@@ -1,69 +1,85 @@
 // Package par runs loops and fork-join computations in parallel on a
-// work-stealing pool.
+// work-stealing pool, one worker per CPU, with the calling goroutine as one
+// of them.
 //
-// The verbs are For, ForRange, Map, Reduce, ReduceRange, Invoke, Join and Both,
-// with the context and error variants ForErr and MapErr. Each runs on the default
-// pool unless an On option names another; a verb called from inside a
-// body runs on the pool of the worker running that body, pushing onto that
-// worker's own deque (nesting to any depth never blocks a thread and
-// never creates goroutines). Panics in bodies reach the caller as a
-// *PanicError, after every running body has returned.
+// # Choosing a verb
 //
-// # How the scheduler is built
+//   - A CPU-bound loop over indices: For (body(i) per index) or ForRange
+//     (body(lo, hi) per piece, for a tight inner loop with state in locals).
+//   - A loop with results: Map (out[i] = f(in[i])), Reduce (a fold with an
+//     associative combine) or ReduceRange (a fold whose leaf sums a piece
+//     in a tight loop).
+//   - A loop that can fail or be cancelled: ForErr and MapErr. The first
+//     error cancels the context handed to the bodies and stops new
+//     iterations.
+//   - Bodies that block (files, network, sleeps, locks, channels): any loop
+//     verb with Blocking(limit), which runs them on at most limit
+//     goroutines of their own, off the pool's workers, as a hand-written
+//     fan-out with a semaphore would.
+//   - A few expensive items: For; a call over at most 4 items per worker is
+//     split down to single items before the first one runs, so n equal
+//     items take ceil(n/P) rounds at parallelism P.
+//   - Recursion (divide and conquer, tree walks): BothOf (no closures, no
+//     allocation), Both (two functions with results) or Join (two without).
+//     A loop verb called inside a body nests as well.
+//   - A handful of functions to run at once: Invoke.
 //
-// The parts, from the call down, one file each:
+// Every verb takes options last: On(p) runs the call on pool p rather than
+// the default pool; Grain(n) is a lower bound on the iterations a piece
+// runs between checks for demand (never required: the grain adapts to the
+// measured cost of an iteration); Blocking(limit) as above; Deterministic()
+// makes Reduce and ReduceRange bitwise reproducible. An option a verb
+// cannot honour panics at the call.
 //
-//   - verbs.go: the API. enter finds the caller's seat: the worker it runs
-//     on (nested call), the guest seat it holds already, or a free guest
-//     seat (guest.go). The caller always runs pieces of its own call.
-//   - gkey.go: finding the current worker in O(1): a lock-free table keyed
-//     by the running goroutine's g pointer (two assembly instructions on
-//     amd64 and arm64; the goroutine id from runtime.Stack elsewhere).
-//   - loop.go, reduce.go, deterministic.go, split.go: range calls. A piece runs grain by
-//     grain; after each grain it splits its rest in half if its deque is
-//     empty and the rest is worth a split (lazy binary splitting, with a
-//     grain adapted to the measured cost of an iteration). A split makes a
-//     join with pending = 2; the half that finishes last continues upward,
-//     combining Reduce results in index order, and the root completes the
-//     call and posts the caller's token.
-//   - invoke.go, both.go: Invoke and Join; Both and BothOf, the forks
-//     with results (g and its argument travel in the task, so BothOf needs
-//     no closure). Push g, run f, pop: if g is still
-//     there, run it inline (no allocation, no shared write beyond the own
-//     deque); if it was stolen, help (own deque, then steal, the thief
-//     first) until it is done.
-//   - share.go: where a fork's task goes. Forks nested under a task that
-//     thieves can already see go on an owner-only private stack and cost
-//     no fence; the oldest are moved to the deque when a thief asks or the
-//     deque runs empty (Lace's split deque, kept as two structures).
-//   - worker.go, steal.go: the worker loop and the victim order (nearest
-//     first by topology, randomised within a level).
-//   - sleep.go: the sleep and wake protocol (bounded spinning, parking on
-//     a per-slot token, no lost wake-ups, no herd), written down there.
-//   - pool.go: the pool's life: lazy start, following GOMAXPROCS, Close.
-//     A pool of parallelism P runs P-1 worker threads; the calling
-//     goroutine is the P-th.
-//   - task.go, slot.go: tasks, joins and the seats that run them, with
-//     per-seat free lists (objects return to the seat that allocated them)
-//     so that steady-state calls allocate nothing.
-//   - ticks.go, nanotime.go: the clocks (a cycle counter for grains).
+//	par.For(len(in), func(i int) { out[i] = f(in[i]) })
+//	sum := par.ReduceRange(len(xs), 0.0, func(lo, hi int) float64 {
+//		s := 0.0
+//		for _, x := range xs[lo:hi] {
+//			s += x
+//		}
+//		return s
+//	}, func(a, b float64) float64 { return a + b })
+//	err := par.ForErr(ctx, len(urls), func(ctx context.Context, i int) error {
+//		return fetch(ctx, urls[i])
+//	}, par.Blocking(16))
+//	a, b := par.BothOf(fib, n-1, fib, n-2)
 //
-// Invariants a reader can rely on:
+// # Guarantees
 //
-//   - A slot's tasks form one stack: its deque holds the oldest, its
-//     private stack the newest; a slot holding tasks offers at least one
-//     to thieves unless the pool has parallelism 1 (share.go).
-//   - A task is owned by exactly one party at a time: the deque, then
-//     whoever popped or stole it (the deque's CAS on top decides), then,
-//     for an Invoke task, its waiter again once done is set.
-//   - A join is touched after its pending count reaches zero only by the
-//     arriver that brought it there.
-//   - A frame is recycled only after its owner saw finished, and nobody
-//     touches a frame after storing finished.
-//   - Every blocking wait re-checks its condition after waking: tokens may
-//     be stale, never missing.
+//   - A call that returns normally ran each index (or function) exactly
+//     once, and everything the bodies did happens before the verb returns.
+//   - Bodies must not wait for each other (a barrier, one body sending to
+//     another, a WaitGroup across bodies): bodies of one call may run one
+//     after another on the same thread, and such a call can deadlock. Only
+//     Blocking(limit) with limit >= n runs every body at once.
+//   - A panic in a body stops new iterations (For, Map, ForErr and MapErr
+//     before the next iteration; ForRange, Reduce and ReduceRange at the
+//     end of the running piece) and, once every running body has returned,
+//     is re-raised in the caller as a *PanicError with the value and the
+//     stack where it happened (errors.Is and errors.As see through it).
+//     runtime.Goexit in a body (t.Fatal, t.SkipNow)
+//     ends the call the same way and then the caller's goroutine exits too.
+//     The pool stays usable.
+//   - Any verb may be called from inside any body, to any depth: the nested
+//     call runs on the same worker, creates no goroutine and blocks no
+//     thread (a nested Blocking call waits, as any blocking body does). A
+//     goroutine waiting for its own call runs only work of that
+//     call, so a lock held across a call cannot deadlock on another
+//     caller's bodies.
+//   - Bodies run under the pprof labels of the goroutine that made the call.
+//   - Reduce returns the sequential left fold for an associative combine,
+//     which need not commute.
+//   - Importing par starts no goroutine: a pool starts on first use, and
+//     Close leaves no goroutine behind. The zero Pool is usable, closing
+//     Default is allowed (the next call starts a new default pool), and
+//     Close from a body running on that pool panics.
+//   - Bad input (a nil function or context, Grain(0), Workers(0), On(nil))
+//     panics at the call with a message that starts with "par:".
 //
-// All cross-goroutine communication uses sync/atomic, which is
-// sequentially consistent in Go; each file says which ordering it relies
-// on.
+// A call from outside the pool borrows a seat and a recycled frame, so For
+// allocates nothing in the steady state; at parallelism 1 a call is one
+// plain loop. Pool.Stats reports per-worker counters and the load balance.
+//
+// How the scheduler is built (the parts, one file each, and their
+// invariants) is in docs/DESIGN.md in the module's repository.
 package par
