@@ -52,7 +52,8 @@ func Grain(n int) Option {
 // running CPU-bound calls at full speed meanwhile. With limit >= n every
 // body runs at once, so bodies may wait on each other (a barrier, one body
 // sending to another); without Blocking they must not. Panics, errors,
-// cancellation and pprof labels behave as without it. It panics if
+// cancellation and pprof labels behave as without it. The call does not
+// use a pool, so On and Grain have no effect beside it. It panics if
 // limit < 1.
 func Blocking(limit int) Option {
 	if limit < 1 {

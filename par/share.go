@@ -18,7 +18,7 @@ package par
 // N-way Invoke, which must be stealable at once, first shares everything
 // private and then pushes to the deque (pushPublic). So the owner's pops
 // (private stack first, then the deque) return its tasks newest first, and
-// "pop after f returns g's task or nothing" (invoke.go) still holds.
+// "pop after f returns g's task or nothing" (fork.go) still holds.
 //
 // Invariant P2: a slot that holds tasks offers at least one to thieves,
 // except at parallelism 1, where there is nobody to offer it to. A fork
