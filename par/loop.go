@@ -48,14 +48,7 @@ func (f *rangeFrame) runPiece(s *slot, t *task) {
 func (f *rangeFrame) iterate(s *slot, t *task) {
 	returned := false
 	defer func() {
-		if returned {
-			return
-		}
-		r := recover()
-		f.stop.Store(true) // before recovered takes the stack: stop others first
-		pe := recovered(r)
-		f.fail(pe)
-		if pe.goexit {
+		if !returned && f.abandon(recover()) {
 			parent := t.parent
 			s.freeTask(t)
 			f.arrive(s, parent)

@@ -40,12 +40,8 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 		if returned {
 			return
 		}
-		r := recover()
-		f.stop.Store(true) // before recovered takes the stack: stop others first
-		pe := recovered(r)
-		f.fail(pe)
 		have = false
-		if pe.goexit { // runPiece will not go on: finish the piece here
+		if f.abandon(recover()) { // Goexit: runPiece will not go on, so finish the piece here
 			parent, side := t.parent, t.side
 			s.freeTask(t)
 			var zero T

@@ -203,6 +203,17 @@ func (c *loopCore) lastTick(s *slot, t int64) {
 
 func (c *loopCore) noteThief(id int32) { c.thief.Store(id + 1) }
 
+// abandon records why a piece ended abnormally (r, from recover: a panic's
+// value, or nil for a Goexit) and stops the call. It reports a Goexit, after
+// which the piece's deferred function must finish the piece itself, since
+// its runPiece will not go on.
+func (c *loopCore) abandon(r any) (goexit bool) {
+	c.stop.Store(true) // before recovered takes the stack: stop the others first
+	pe := recovered(r)
+	c.fail(pe)
+	return pe.goexit
+}
+
 // fail records the first panic and stops the call.
 func (c *loopCore) fail(pe *PanicError) {
 	c.pe.CompareAndSwap(nil, pe)
