@@ -207,6 +207,7 @@ func measure(modver string) *Result {
 		r.Error = err.Error()
 		return r
 	}
+	defer os.RemoveAll(work)
 	dir := filepath.Join(work, "m")
 	if err := copyTree(info.Dir, dir); err != nil {
 		r.Error = "copy: " + err.Error()
@@ -292,7 +293,6 @@ func measure(modver string) *Result {
 	if o, err := exec.Command("diff", "-ru", info.Dir, dir).CombinedOutput(); err != nil {
 		os.WriteFile(filepath.Join(*out, safe(modver)+".diff"), o, 0o644)
 	}
-	os.RemoveAll(work)
 	return r
 }
 
