@@ -185,3 +185,22 @@ func ExampleBothOf() {
 	fmt.Println(fibonacci(30))
 	// Output: 832040
 }
+
+func ExampleFold() {
+	words := strings.Fields("the quick brown fox jumps over the lazy dog the end")
+	counts := par.Fold(len(words),
+		func() map[string]int { return map[string]int{} }, // one map per worker, not per piece
+		func(m *map[string]int, lo, hi int) {
+			for _, w := range words[lo:hi] {
+				(*m)[w]++
+			}
+		},
+		func(a, b map[string]int) map[string]int {
+			for w, n := range b {
+				a[w] += n
+			}
+			return a
+		})
+	fmt.Println(counts["the"], counts["fox"], len(counts))
+	// Output: 3 1 9
+}
