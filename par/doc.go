@@ -8,7 +8,8 @@
 //     (body(lo, hi) per piece, for a tight inner loop with state in locals).
 //   - A loop with results: Map (out[i] = f(in[i])), Reduce (a fold with an
 //     associative combine) or ReduceRange (a fold whose leaf sums a piece
-//     in a tight loop).
+//     in a tight loop); Fold when the accumulator is costly to make or
+//     merge (a map of counts): one per worker, merged at the end.
 //   - A loop that can fail or be cancelled: ForErr and MapErr. The first
 //     error cancels the context handed to the bodies and stops new
 //     iterations.
