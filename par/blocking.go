@@ -41,7 +41,11 @@ import (
 
 // runBlocking runs a range call over [0, n) with the bodies on at most
 // limit goroutines of their own.
-func runBlocking(n, limit int, b rangeBody) error {
+func runBlocking(verb string, n int, c callConfig, b rangeBody) error {
+	var tc traced
+	tc.startTrace(verb, n)
+	defer tc.endTrace()
+	limit := c.blocking
 	var (
 		next  atomic.Int64
 		stop  atomic.Bool
@@ -84,9 +88,13 @@ func runBlocking(n, limit int, b rangeBody) error {
 			default:
 				if e := b.e(b.ctx, int(i)); e != nil {
 					fail(e)
+					continue
 				} else if b.ctx.Err() != nil {
 					stop.Store(true)
 				}
+			}
+			if c.progress != nil {
+				c.progress.done.Add(1)
 			}
 		}
 		returned = true

@@ -31,6 +31,9 @@ func reduceDeterministic[T any](n int, identity T, leaf func(lo, hi int) T, comb
 				end = start + block
 			}
 			parts[b] = leaf(start, end)
+			if c.progress != nil {
+				c.progress.done.Add(int64(end - start))
+			}
 		}
 	}, opts...)
 	var out T

@@ -50,7 +50,7 @@ func Fold[L any](n int, init func() L, body func(acc *L, lo, hi int), merge func
 	mustBody("Fold", "merge function", merge == nil)
 	var c callConfig
 	if len(opts) != 0 {
-		c = mergeOptions("Fold", allowGrain, opts)
+		c = mergeOptions("Fold", foldOptions, opts)
 	}
 	if n <= 0 {
 		return init()

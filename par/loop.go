@@ -36,7 +36,13 @@ func runRange(s *slot, f *rangeFrame, n int) {
 // completion to its join (see join below). It frees t.
 func (f *rangeFrame) runPiece(s *slot, t *task) {
 	s.unflushedPieces++
-	f.iterate(s, t)
+	if f.traceCtx != nil {
+		r := f.pieceRegion(s, t.lo, t.hi)
+		f.iterate(s, t)
+		r.End()
+	} else {
+		f.iterate(s, t)
+	}
 	parent := t.parent
 	s.freeTask(t)
 	f.arrive(s, parent)
@@ -68,6 +74,9 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := grainEnd(cur, int64(t.hi), pc.grain)
 		f.call(int(cur), int(end))
+		if f.progress != nil {
+			f.progress.done.Add(end - cur)
+		}
 		t0 = f.afterGrain(s, t, &pc, f, (*slot).newJoin, end, end-cur, t0)
 		cur = end
 	}

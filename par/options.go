@@ -11,16 +11,18 @@ import (
 // are taken by the verbs that can honour them, and a verb given one it
 // cannot honour panics, naming it:
 //
-//	option          For ForRange Map ForErr MapErr   Reduce ReduceRange   Join Invoke Both BothOf
-//	On              yes                              yes                  yes
-//	Grain           yes                              yes                  no
-//	Blocking        yes                              no                   no
-//	Deterministic   no                               yes                  no
+//	option          For ForRange Map ForErr MapErr   Reduce ReduceRange   Fold   Join Invoke Both BothOf
+//	On              yes                              yes                  yes    yes
+//	Grain           yes                              yes                  yes    no
+//	Track           yes                              yes                  yes    no
+//	Blocking        yes                              no                   no     no
+//	Deterministic   no                               yes                  no     no
 type Option struct {
 	pool          *Pool
 	grain         int
 	blocking      int
 	deterministic bool
+	progress      *Progress
 }
 
 // On runs the call on pool p instead of the default pool (or, for a call made
@@ -74,6 +76,7 @@ type callConfig struct {
 	grain         int
 	blocking      int
 	deterministic bool
+	progress      *Progress
 }
 
 // What a verb accepts besides On (mergeOptions' allow argument).
@@ -81,10 +84,12 @@ const (
 	allowGrain = 1 << iota
 	allowBlocking
 	allowDeterministic
+	allowTrack
 
-	loopOptions   = allowGrain | allowBlocking      // For, ForRange, Map, ForErr, MapErr
-	reduceOptions = allowGrain | allowDeterministic // Reduce, ReduceRange
-	forkOptions   = 0                               // Join, Invoke, Both, BothOf
+	loopOptions   = allowGrain | allowBlocking | allowTrack      // For, ForRange, Map, ForErr, MapErr
+	reduceOptions = allowGrain | allowDeterministic | allowTrack // Reduce, ReduceRange
+	foldOptions   = allowGrain | allowTrack                      // Fold
+	forkOptions   = 0                                            // Join, Invoke, Both, BothOf
 )
 
 // mergeOptions merges opts for the verb named verb, which accepts the
@@ -111,8 +116,13 @@ func mergeOptions(verb string, allow int, opts []Option) callConfig {
 				rejectOption(verb, "Deterministic")
 			}
 			c.deterministic = true
+		case o.progress != nil:
+			if allow&allowTrack == 0 {
+				rejectOption(verb, "Track")
+			}
+			c.progress = o.progress
 		default:
-			panic("par: " + verb + ": the zero Option is not an option; use On, Grain, Blocking or Deterministic")
+			panic("par: " + verb + ": the zero Option is not an option; use On, Grain, Blocking, Deterministic or Track")
 		}
 	}
 	return c
@@ -127,6 +137,8 @@ func rejectOption(verb, opt string) {
 		which = "it applies to For, ForRange, Map, ForErr and MapErr"
 	case "Deterministic":
 		which = "it applies to Reduce and ReduceRange"
+	case "Track":
+		which = "it applies to the loop verbs, the reductions and Fold"
 	}
 	panic(fmt.Sprintf("par: %s does not take the %s option: %s", verb, opt, which))
 }

@@ -1,6 +1,9 @@
 package par
 
-import "unsafe"
+import (
+	"runtime/trace"
+	"unsafe"
+)
 
 // reduceFrame is the frame of a Reduce or ReduceRange call. Each piece
 // folds its grains with leaf and combines them left to right (not starting
@@ -28,7 +31,14 @@ type rjoin[T any] struct {
 
 func (f *reduceFrame[T]) runPiece(s *slot, t *task) {
 	s.unflushedPieces++
+	var r *trace.Region
+	if f.traceCtx != nil {
+		r = f.pieceRegion(s, t.lo, t.hi)
+	}
 	acc, have := f.iterate(s, t)
+	if r != nil {
+		r.End()
+	}
 	parent, side := t.parent, t.side
 	s.freeTask(t)
 	f.arrive(s, parent, side, acc, have)
@@ -69,6 +79,9 @@ func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := grainEnd(cur, int64(t.hi), pc.grain)
 		v := f.leaf(int(cur), int(end))
+		if f.progress != nil {
+			f.progress.done.Add(end - cur)
+		}
 		if have {
 			acc = f.combine(acc, v)
 		} else {

@@ -120,7 +120,7 @@ func (c *loopCore) offerEarly(s *slot, t *task, frame pieceRunner, newJoin func(
 			c.split(s, t, frame, newJoin(s), t.lo)
 		}
 	case earlySingle:
-		pushed := 0
+		items, pushed := t.hi-t.lo, 0
 		for int64(t.hi-t.lo) >= 2*c.minGrain {
 			if cost := c.costMt.Load(); cost != 0 && c.estimate(int64(t.hi-t.lo), cost) < nsToTicks(splitMinNs) {
 				break
@@ -128,9 +128,13 @@ func (c *loopCore) offerEarly(s *slot, t *task, frame pieceRunner, newJoin func(
 			c.split(s, t, frame, newJoin(s), t.lo)
 			pushed++
 		}
-		// The split's own notify woke one sleeper; the pieces can feed
-		// more than one at once (each is split further by its thief).
-		c.pool.wakeMany(pushed - 1)
+		// The first split's notify woke one sleeper; the pieces can feed
+		// up to one worker per item at once (each piece is split further by
+		// its thief), so wake those now rather than each woken worker
+		// waking the next.
+		if pushed > 0 {
+			c.pool.wakeMany(min(items, c.pool.layout.Load().active+1) - 2)
+		}
 	}
 }
 
@@ -170,6 +174,8 @@ type loopCore struct {
 	waiting  bool         // the owner is in wait (owner-only)
 	thief    atomic.Int32 // id+1 of the last slot that stole a piece
 	pe       atomic.Pointer[PanicError]
+	progress *Progress      // Track's, or nil
+	traced                  // the call's trace task, if a trace was recorded at its start (observe.go)
 	tree     uint64         // the call tree (steal.go), set by the owner before any split
 	labels   unsafe.Pointer // the caller's pprof label set (labels.go)
 

@@ -47,13 +47,16 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 	var c callConfig
 	if len(opts) != 0 {
 		c = mergeOptions(verb, loopOptions, opts)
+		if c.progress != nil {
+			c.progress.total.Add(int64(n))
+		}
 		if c.blocking > 0 {
-			return runBlocking(n, c.blocking, b)
+			return runBlocking(verb, n, c, b)
 		}
 	}
 	s, guest, p := enter(c.pool)
 	if s == nil || p.solo.Load() {
-		return runSolo(s, guest, n, b)
+		return runSolo(verb, s, guest, n, c, b)
 	}
 	f := s.frame
 	if f != nil {
@@ -61,8 +64,9 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 	} else {
 		f = framePool.Get().(*rangeFrame)
 	}
-	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel()}
+	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel(), progress: c.progress}
 	f.shape(s, guest, n)
+	f.startTrace(verb, n)
 	f.bodyI, f.bodyR, f.bodyE, f.ctx, f.cancel = b.i, b.r, b.e, b.ctx, b.cancel
 	var t0 int64
 	if guest {
@@ -95,7 +99,10 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 // wrapped and re-raised as the parallel path does; a Goexit simply goes
 // on, nothing else being in flight. s, if not nil, is the caller's seat,
 // released here if guest.
-func runSolo(s *slot, guest bool, n int, b rangeBody) (err error) {
+func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody) (err error) {
+	var tc traced
+	tc.startTrace(verb, n)
+	defer tc.endTrace()
 	if s != nil {
 		s.unflushedPieces++
 		if guest {
@@ -114,6 +121,14 @@ func runSolo(s *slot, guest bool, n int, b rangeBody) (err error) {
 	switch {
 	case b.r != nil:
 		b.r(0, n)
+		if c.progress != nil {
+			c.progress.done.Add(int64(n))
+		}
+	case b.i != nil && c.progress != nil:
+		for i := range n {
+			b.i(i)
+			c.progress.done.Add(1)
+		}
 	case b.i != nil:
 		for i := range n {
 			b.i(i)
@@ -131,6 +146,9 @@ func runSolo(s *slot, guest bool, n int, b rangeBody) (err error) {
 				b.cancel()
 				break
 			}
+			if c.progress != nil {
+				c.progress.done.Add(1)
+			}
 		}
 	}
 	returned = true
@@ -141,6 +159,7 @@ func runSolo(s *slot, guest bool, n int, b rangeBody) (err error) {
 // it reads the outcome, recycles f and, for a guest, accounts the call's
 // time since t0 and releases the seat.
 func endRange(s *slot, f *rangeFrame, guest bool, t0 int64) (*PanicError, error) {
+	f.endTrace()
 	pe, err, t1 := f.pe.Load(), f.err, f.endTicks
 	*f = rangeFrame{}
 	if s.frame == nil {
@@ -313,22 +332,27 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 	if n <= 0 {
 		return identity
 	}
+	if c.progress != nil {
+		c.progress.total.Add(int64(n))
+	}
 	if c.deterministic {
 		return reduceDeterministic(n, identity, leaf, combine, c)
 	}
-	return runReduce(&reduceFrame[T]{leaf: leaf, combine: combine}, n, identity, c)
+	return runReduce(verb, &reduceFrame[T]{leaf: leaf, combine: combine}, n, identity, c)
 }
 
 // runReduce runs the reduce frame f over [0, n) and applies identity.
-func runReduce[T any](f *reduceFrame[T], n int, identity T, c callConfig) T {
+func runReduce[T any](verb string, f *reduceFrame[T], n int, identity T, c callConfig) T {
 	s, guest, p := enter(c.pool)
 	if s == nil || p.solo.Load() {
 		var out T
-		_ = runSolo(s, guest, n, rangeBody{r: func(lo, hi int) { out = f.combine(identity, f.leaf(lo, hi)) }})
+		_ = runSolo(verb, s, guest, n, c, rangeBody{r: func(lo, hi int) { out = f.combine(identity, f.leaf(lo, hi)) }})
 		return out
 	}
-	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel()}
+	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel(), progress: c.progress}
 	f.shape(s, guest, n)
+	f.startTrace(verb, n)
+	defer f.endTrace()
 	var t0 int64
 	if guest {
 		t0 = cputicks()
