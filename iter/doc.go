@@ -1,0 +1,55 @@
+// Package iter runs pipelines over Go iterators, slices and channels in
+// parallel on a parloop pool: a source, any number of stages (Map, Filter,
+// FlatMap and their error forms), and one terminal (ForEach, Collect, Fold,
+// Reduce, Count, Sum, Min, Max, Any, Every, Find, FindAny, or All for a
+// range-over-func loop).
+//
+// Its name is that of the standard package iter. Seq and Seq2 are aliases of
+// the standard types, so a file that imports this package alone can name
+// both:
+//
+//	import "github.com/parloop/parloop/iter"
+//
+//	words := iter.Map(iter.Slice(lines), strings.Fields)
+//	n, err := iter.FlatMap(words, slices.Values).Count()
+//
+// # Sources
+//
+// Slice and Range are indexed: their pipelines split the index range on the
+// pool exactly as par.ForRange does. From (an iter.Seq), From2 (an
+// iter.Seq2, such as maps.All), Chan and Lines (a bufio.Scanner) are
+// sequential: one producer goroutine pulls items into batches whose size
+// adapts to the measured cost of an item (about 100 µs of work per batch, at
+// most 4096 items, or a fixed size set by Batch), and the batches run on
+// runner goroutines, one per worker of the pool.
+//
+// # Order and memory
+//
+// Results come out in input order (Collect, All, Find) unless the source was
+// given Unordered. A streaming pipeline holds at most Window(k) batches at
+// once (pulled but not yet consumed: in a runner, or in the reorder buffer),
+// by default four per worker, so its memory does not grow with the length of
+// the stream. ForEach, Fold and the reductions consume each result where it
+// is made, in no particular order.
+//
+// # Blocking stages
+//
+// Limit(n) declares that the stages block (files, the network) and runs the
+// pipeline's batches on n goroutines of their own, started with par.Blocking,
+// off the pool's workers; batches of slow items shrink to one item each.
+//
+// # Errors, panics and cancellation
+//
+// The first error returned by a stage (or by the source: a Scanner's error)
+// cancels the context handed to the stages, stops the producer and every
+// stage, and is returned by the terminal; cancelling the Context given to the
+// source does the same and returns ctx.Err(). A panic in a stage or source
+// reaches the caller as a *par.PanicError. Every terminal returns, and a
+// loop over All ends, only after every goroutine the pipeline started has
+// stopped; a break out of a loop over All stops the producer and the stages.
+// A source that blocks inside its own iterator (a Seq waiting on something)
+// is stopped only when it next yields.
+//
+// Stages may call par verbs, and par bodies may run pipelines, on the same
+// pool without deadlock.
+package iter

@@ -1,0 +1,363 @@
+package iter
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/parloop/parloop/par"
+)
+
+// state is one run of a pipeline: its context and its first error. Every
+// goroutine of the run reads stop before each item; fail and halt set it and
+// cancel ctx, which wakes the producer and the runners where they wait.
+type state struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	parent context.Context
+	undo   func() bool // unregisters the AfterFunc watching ctx
+	stop   atomic.Bool
+
+	mu  sync.Mutex
+	err error // the first error; guarded by mu
+}
+
+func newState(o *options) *state {
+	parent := o.ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	st := &state{parent: parent}
+	st.ctx, st.cancel = context.WithCancel(parent)
+	st.undo = context.AfterFunc(st.ctx, func() { st.stop.Store(true) })
+	return st
+}
+
+func (st *state) stopped() bool { return st.stop.Load() }
+
+// fail records err if it is the first error and stops the run.
+func (st *state) fail(err error) {
+	st.mu.Lock()
+	if st.err == nil {
+		st.err = err
+	}
+	st.mu.Unlock()
+	st.halt()
+}
+
+// halt stops the run without an error (an early exit: a find, a break).
+func (st *state) halt() {
+	st.stop.Store(true)
+	st.cancel()
+}
+
+// finish releases the run's context and returns its result: the first error,
+// else the parent context's error if it was cancelled while the run was
+// going on, else nil. Every goroutine of the run has stopped by then.
+func (st *state) finish() error {
+	if !st.undo() {
+		// The AfterFunc was started (the context was cancelled): it only
+		// stores stop, so wait for nothing but make sure it ran.
+		st.stop.Store(true)
+	}
+	st.mu.Lock()
+	err := st.err
+	st.mu.Unlock()
+	if err == nil && st.stopped() {
+		err = st.parent.Err()
+	}
+	st.cancel()
+	return err
+}
+
+func (o *options) thePool() *par.Pool {
+	if o.pool != nil {
+		return o.pool
+	}
+	return par.Default()
+}
+
+// runners is the number of goroutines that run a streaming pipeline's
+// batches.
+func (o *options) runners() int {
+	if o.limit > 0 {
+		return o.limit
+	}
+	return max(1, o.thePool().Workers())
+}
+
+func (o *options) parOpts() []par.Option {
+	if o.pool != nil {
+		return []par.Option{par.On(o.pool)}
+	}
+	return nil
+}
+
+const (
+	maxBatch    = 4096
+	batchTarget = 100 * time.Microsecond
+)
+
+// sizer picks the size of the next batch from the cost per item the runners
+// measured: about batchTarget of work, growing at most twofold per batch from
+// a first batch of one item, so that neither a cheap nor an expensive item
+// is mis-sized for long.
+type sizer struct {
+	fixed int
+	last  int          // the producer's alone
+	cost  atomic.Int64 // ns per item, smoothed; written by runners
+}
+
+func (s *sizer) next() int {
+	if s.fixed > 0 {
+		return s.fixed
+	}
+	n := 2 * s.last
+	if c := s.cost.Load(); c > 0 {
+		n = min(n, int(int64(batchTarget)/c))
+	}
+	n = min(max(n, 1), maxBatch)
+	s.last = n
+	return n
+}
+
+func (s *sizer) observe(items int, d time.Duration) {
+	if s.fixed > 0 || items == 0 {
+		return
+	}
+	c := max(int64(d)/int64(items), 1)
+	if old := s.cost.Load(); old > 0 {
+		c = (3*old + c) / 4
+	}
+	s.cost.Store(c)
+}
+
+// streamPull returns p's source as batches: p.pull, or for an indexed
+// source its index range cut into consecutive pieces.
+func (p Pipe[T]) streamPull() func(st *state, size func() int, yield func(batch[T]) bool) error {
+	if p.pull != nil {
+		return p.pull
+	}
+	n, item := p.n, p.item
+	return func(st *state, size func() int, yield func(batch[T]) bool) error {
+		for lo := 0; lo < n; {
+			base, hi := lo, lo+min(size(), n-lo)
+			b := batch[T]{n: hi - base, bind: func(st *state, down func(T) bool) func(int) bool {
+				f := item(st, down)
+				return func(j int) bool { return f(base + j) }
+			}}
+			if !yield(b) {
+				return nil
+			}
+			lo = hi
+		}
+		return nil
+	}
+}
+
+// job is one batch on its way through a streaming run. The producer makes
+// it, one runner fills out, and then the consumer alone reads it.
+type job[T any] struct {
+	seq int
+	b   batch[T]
+	out []T
+}
+
+// stream runs p as a stream on goroutines of its own and returns when all of
+// them have stopped.
+//
+// With consume == nil, runner w sends its results into sink(w), which only
+// runner w calls. With consume != nil, each batch's results are gathered
+// into a slice and handed to consume on the calling goroutine, in batch
+// order unless the pipeline is Unordered; consume returns false to stop.
+//
+// Goroutines and ownership: the producer (body 0 of one par.For with
+// Blocking(runners+1)) pulls the source and sends jobs on work; runners
+// (bodies 1..runners) take jobs from work, run the stages over them and,
+// when consume is set, send them on done. The tokens channel holds one token
+// per job between the producer taking it (before it pulls the batch) and
+// the job's release (by the runner without consume, by the consumer after
+// consume with it), so at most window jobs exist at once; done has room for
+// window jobs, so a runner never blocks on it. Every wait selects on
+// st.ctx.Done(), and every body that ends abnormally (a panic, Goexit) halts
+// the run first, so no body waits for one that has stopped and par.For
+// returns. The reorder buffer holds only jobs that have tokens: at most
+// window.
+func (p Pipe[T]) stream(st *state, sink func(w int) func(T) bool, consume func([]T) bool) {
+	o := &p.o
+	nr := o.runners()
+	window := o.window
+	if window == 0 {
+		window = 4 * nr
+	}
+	sz := &sizer{fixed: o.batch}
+	pull := p.streamPull()
+	tokens := make(chan struct{}, window)
+	work := make(chan *job[T])
+	var done chan *job[T]
+	if consume != nil {
+		done = make(chan *job[T], window)
+	}
+
+	producer := func() {
+		defer close(work)
+		seq := 0
+		err := pull(st, sz.next, func(b batch[T]) bool {
+			if st.stopped() {
+				return false
+			}
+			select {
+			case tokens <- struct{}{}:
+			case <-st.ctx.Done():
+				return false
+			}
+			j := &job[T]{seq: seq, b: b}
+			seq++
+			select {
+			case work <- j:
+				return true
+			case <-st.ctx.Done():
+				return false
+			}
+		})
+		if err != nil {
+			st.fail(err)
+		}
+	}
+	runner := func(w int) {
+		var down func(T) bool
+		if consume == nil {
+			down = sink(w)
+		}
+		for {
+			var j *job[T]
+			var ok bool
+			select {
+			case j, ok = <-work:
+			case <-st.ctx.Done():
+				return
+			}
+			if !ok {
+				return
+			}
+			if consume != nil {
+				down = func(v T) bool { j.out = append(j.out, v); return true }
+			}
+			start := time.Now()
+			f := j.b.bind(st, down)
+			for i := 0; i < j.b.n; i++ {
+				if st.stopped() || !f(i) {
+					break
+				}
+			}
+			sz.observe(j.b.n, time.Since(start))
+			j.b = batch[T]{} // let the inputs go
+			if consume != nil {
+				done <- j
+			} else {
+				<-tokens
+			}
+		}
+	}
+
+	var wg sync.WaitGroup
+	var crash any
+	var exited bool
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		normal := false
+		defer func() {
+			if !normal {
+				if crash = recover(); crash == nil {
+					exited = true // runtime.Goexit in a body
+				}
+				st.halt()
+			}
+			if done != nil {
+				close(done)
+			}
+		}()
+		par.For(nr+1, func(i int) {
+			ok := false
+			defer func() {
+				if !ok {
+					st.halt()
+				}
+			}()
+			if i == 0 {
+				producer()
+			} else {
+				runner(i - 1)
+			}
+			ok = true
+		}, par.Blocking(nr+1))
+		normal = true
+	}()
+
+	if consume != nil {
+		// If consume panics or exits (a loop body over All), stop the
+		// run and wait for its goroutines before the panic goes on.
+		waited := false
+		defer func() {
+			if !waited {
+				st.halt()
+				wg.Wait()
+			}
+		}()
+		p.consume(st, done, tokens, consume)
+		waited = true
+	}
+	wg.Wait()
+	if crash != nil {
+		st.finish()
+		panic(crash)
+	}
+	if exited {
+		st.finish()
+		runtime.Goexit()
+	}
+}
+
+// consume hands the jobs' results to f on the calling goroutine, in order
+// unless the pipeline is Unordered, until done is closed or the run stops.
+func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{}, f func([]T) bool) {
+	pending := map[int]*job[T]{}
+	next := 0
+	for {
+		var j *job[T]
+		var ok bool
+		select {
+		case j, ok = <-done:
+		case <-st.ctx.Done():
+			return
+		}
+		if !ok {
+			return
+		}
+		if p.o.unordered {
+			if st.stopped() || !f(j.out) {
+				st.halt()
+				return
+			}
+			<-tokens
+			continue
+		}
+		pending[j.seq] = j
+		for {
+			j, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if st.stopped() || !f(j.out) {
+				st.halt()
+				return
+			}
+			<-tokens
+		}
+	}
+}

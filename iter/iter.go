@@ -1,0 +1,370 @@
+package iter
+
+import (
+	"bufio"
+	"context"
+	stditer "iter"
+
+	"github.com/parloop/parloop/par"
+)
+
+// Seq is the standard iter.Seq, so that a file importing this package needs
+// no second import named iter.
+type Seq[V any] = stditer.Seq[V]
+
+// Seq2 is the standard iter.Seq2.
+type Seq2[K, V any] = stditer.Seq2[K, V]
+
+// Pair is one element of an iter.Seq2 source (From2).
+type Pair[K, V any] struct {
+	Key K
+	Val V
+}
+
+// Pipe is a pipeline whose results are of type T: a source and the stages
+// applied to it so far. It is a value that describes the work; nothing runs
+// until a terminal (ForEach, Collect, All, ...) is called, and each terminal
+// call runs the whole pipeline once.
+type Pipe[T any] struct {
+	o options
+	// n is the length of an indexed source, or -1 for a streaming one.
+	n int
+	// item (indexed sources) returns the function that runs source index i
+	// through the stages into down; it reports false once the pipeline or
+	// down asked to stop.
+	item func(st *state, down func(T) bool) func(i int) bool
+	// pull (streaming sources) produces the source's items in batches, with
+	// the size size() returns, until yield returns false or the source ends,
+	// and returns the source's error. It runs on one goroutine.
+	pull func(st *state, size func() int, yield func(batch[T]) bool) error
+}
+
+// batch is a run of consecutive source items, with the stages bound to it.
+type batch[T any] struct {
+	n    int
+	bind func(st *state, down func(T) bool) func(j int) bool
+}
+
+// Option configures a pipeline; pass options to its source.
+type Option struct{ apply func(*options) }
+
+type options struct {
+	unordered bool
+	window    int // batches in flight; 0: 4 per runner
+	batch     int // fixed batch size; 0: adaptive
+	limit     int // blocking runners; 0: CPU-bound, one runner per worker
+	ctx       context.Context
+	pool      *par.Pool
+}
+
+// Unordered lets results come out in any order (Collect, All), for
+// throughput: a slow batch no longer holds back the ones after it.
+func Unordered() Option { return Option{func(o *options) { o.unordered = true }} }
+
+// Window sets how many batches a streaming pipeline holds at once (the live
+// tokens of oneTBB's parallel_pipeline): pulled from the source and not yet
+// consumed. The default is four per runner. It panics if k < 1.
+func Window(k int) Option {
+	if k < 1 {
+		panic("iter: Window(k) with k < 1")
+	}
+	return Option{func(o *options) { o.window = k }}
+}
+
+// Batch fixes the number of items a streaming source pulls per batch, instead
+// of adapting it to the measured cost of an item. It panics if n < 1.
+func Batch(n int) Option {
+	if n < 1 {
+		panic("iter: Batch(n) with n < 1")
+	}
+	return Option{func(o *options) { o.batch = n }}
+}
+
+// Limit declares that the stages block (on files, the network, sleeps) and
+// runs them on at most n goroutines of their own (par.Blocking), off the
+// pool's workers. It panics if n < 1.
+func Limit(n int) Option {
+	if n < 1 {
+		panic("iter: Limit(n) with n < 1")
+	}
+	return Option{func(o *options) { o.limit = n }}
+}
+
+// Context makes the pipeline stop when ctx is cancelled, and hands (a child
+// of) ctx to the error forms of the stages. The default is
+// context.Background(). It panics if ctx is nil.
+func Context(ctx context.Context) Option {
+	if ctx == nil {
+		panic("iter: Context(ctx) with nil ctx")
+	}
+	return Option{func(o *options) { o.ctx = ctx }}
+}
+
+// On runs the pipeline on pool p rather than the default pool. It panics if
+// p is nil.
+func On(p *par.Pool) Option {
+	if p == nil {
+		panic("iter: On(p) with nil p")
+	}
+	return Option{func(o *options) { o.pool = p }}
+}
+
+func makeOptions(opts []Option) options {
+	var o options
+	for _, op := range opts {
+		if op.apply == nil {
+			panic("iter: zero Option")
+		}
+		op.apply(&o)
+	}
+	return o
+}
+
+// Slice returns a pipeline over the elements of s, in order. It is indexed:
+// it splits on the pool like par.ForRange. s must not change while the
+// pipeline runs.
+func Slice[T any](s []T, opts ...Option) Pipe[T] {
+	return Pipe[T]{o: makeOptions(opts), n: len(s),
+		item: func(_ *state, down func(T) bool) func(int) bool {
+			return func(i int) bool { return down(s[i]) }
+		}}
+}
+
+// Range returns a pipeline over the integers 0, 1, ..., n-1 (none if n <= 0).
+// It is indexed, like Slice.
+func Range(n int, opts ...Option) Pipe[int] {
+	return Pipe[int]{o: makeOptions(opts), n: max(n, 0),
+		item: func(_ *state, down func(int) bool) func(int) bool { return down }}
+}
+
+// From returns a pipeline over the values of seq. seq is iterated once, on one
+// goroutine the pipeline starts, and is pulled in batches.
+func From[T any](seq Seq[T], opts ...Option) Pipe[T] {
+	if seq == nil {
+		panic("iter: From with nil seq")
+	}
+	return Pipe[T]{o: makeOptions(opts), n: -1,
+		pull: func(st *state, size func() int, yield func(batch[T]) bool) error {
+			buf := make([]T, 0, size())
+			for v := range seq {
+				buf = append(buf, v)
+				if len(buf) == cap(buf) {
+					if !yield(sliceBatch(buf)) {
+						return nil
+					}
+					buf = make([]T, 0, size())
+				}
+			}
+			if len(buf) > 0 {
+				yield(sliceBatch(buf))
+			}
+			return nil
+		}}
+}
+
+// From2 returns a pipeline over the pairs of seq (maps.All(m), say), as From.
+func From2[K, V any](seq Seq2[K, V], opts ...Option) Pipe[Pair[K, V]] {
+	if seq == nil {
+		panic("iter: From2 with nil seq")
+	}
+	return From(func(yield func(Pair[K, V]) bool) {
+		for k, v := range seq {
+			if !yield(Pair[K, V]{k, v}) {
+				return
+			}
+		}
+	}, opts...)
+}
+
+// Chan returns a pipeline over the values received from c until it is
+// closed. A batch is handed on as soon as c has nothing ready, so a slow
+// channel does not delay its items.
+func Chan[T any](c <-chan T, opts ...Option) Pipe[T] {
+	if c == nil {
+		panic("iter: Chan with nil channel")
+	}
+	return Pipe[T]{o: makeOptions(opts), n: -1,
+		pull: func(st *state, size func() int, yield func(batch[T]) bool) error {
+			for {
+				var v T
+				var ok bool
+				select {
+				case v, ok = <-c:
+				case <-st.ctx.Done():
+					return nil
+				}
+				if !ok {
+					return nil
+				}
+				buf := make([]T, 1, size())
+				buf[0] = v
+			fill:
+				for len(buf) < cap(buf) {
+					select {
+					case v, ok = <-c:
+						if !ok {
+							break fill
+						}
+						buf = append(buf, v)
+					default:
+						break fill
+					}
+				}
+				if !yield(sliceBatch(buf)) || !ok {
+					return nil
+				}
+			}
+		}}
+}
+
+// Lines returns a pipeline over the tokens of sc (lines, by default), and
+// ends with sc.Err() as the pipeline's error if scanning fails.
+func Lines(sc *bufio.Scanner, opts ...Option) Pipe[string] {
+	if sc == nil {
+		panic("iter: Lines with nil scanner")
+	}
+	p := From(func(yield func(string) bool) {
+		for sc.Scan() {
+			if !yield(sc.Text()) {
+				return
+			}
+		}
+	}, opts...)
+	pull := p.pull
+	p.pull = func(st *state, size func() int, yield func(batch[string]) bool) error {
+		if err := pull(st, size, yield); err != nil {
+			return err
+		}
+		return sc.Err()
+	}
+	return p
+}
+
+func sliceBatch[T any](buf []T) batch[T] {
+	return batch[T]{n: len(buf), bind: func(_ *state, down func(T) bool) func(int) bool {
+		return func(j int) bool { return down(buf[j]) }
+	}}
+}
+
+// then returns p with one more stage: stage turns the sink of the stage's
+// results into the sink of its inputs. It is built once per piece or batch,
+// not per item.
+func then[T, U any](p Pipe[T], stage func(st *state, down func(U) bool) func(T) bool) Pipe[U] {
+	q := Pipe[U]{o: p.o, n: p.n}
+	if item := p.item; item != nil {
+		q.item = func(st *state, down func(U) bool) func(int) bool {
+			return item(st, stage(st, down))
+		}
+	}
+	if pull := p.pull; pull != nil {
+		q.pull = func(st *state, size func() int, yield func(batch[U]) bool) error {
+			return pull(st, size, func(b batch[T]) bool {
+				bind := b.bind
+				return yield(batch[U]{n: b.n, bind: func(st *state, down func(U) bool) func(int) bool {
+					return bind(st, stage(st, down))
+				}})
+			})
+		}
+	}
+	return q
+}
+
+// Map returns the pipeline of f(v) for every result v of p.
+func Map[T, U any](p Pipe[T], f func(T) U) Pipe[U] {
+	if f == nil {
+		panic("iter: Map with nil f")
+	}
+	return then(p, func(_ *state, down func(U) bool) func(T) bool {
+		return func(v T) bool { return down(f(v)) }
+	})
+}
+
+// MapErr is Map for a function that can fail: the first error stops the
+// pipeline and is returned by its terminal. f gets the pipeline's context,
+// cancelled once the pipeline stops.
+func MapErr[T, U any](p Pipe[T], f func(context.Context, T) (U, error)) Pipe[U] {
+	if f == nil {
+		panic("iter: MapErr with nil f")
+	}
+	return then(p, func(st *state, down func(U) bool) func(T) bool {
+		return func(v T) bool {
+			u, err := f(st.ctx, v)
+			if err != nil {
+				st.fail(err)
+				return false
+			}
+			return down(u)
+		}
+	})
+}
+
+// Filter returns the pipeline of the results v of p for which keep(v).
+func (p Pipe[T]) Filter(keep func(T) bool) Pipe[T] {
+	if keep == nil {
+		panic("iter: Filter with nil keep")
+	}
+	return then(p, func(_ *state, down func(T) bool) func(T) bool {
+		return func(v T) bool { return !keep(v) || down(v) }
+	})
+}
+
+// FilterErr is Filter for a predicate that can fail, with the semantics of
+// MapErr.
+func (p Pipe[T]) FilterErr(keep func(context.Context, T) (bool, error)) Pipe[T] {
+	if keep == nil {
+		panic("iter: FilterErr with nil keep")
+	}
+	return then(p, func(st *state, down func(T) bool) func(T) bool {
+		return func(v T) bool {
+			ok, err := keep(st.ctx, v)
+			if err != nil {
+				st.fail(err)
+				return false
+			}
+			return !ok || down(v)
+		}
+	})
+}
+
+// FlatMap returns the pipeline of every value of f(v), for every result v of
+// p, in order.
+func FlatMap[T, U any](p Pipe[T], f func(T) Seq[U]) Pipe[U] {
+	if f == nil {
+		panic("iter: FlatMap with nil f")
+	}
+	return then(p, func(_ *state, down func(U) bool) func(T) bool {
+		return func(v T) bool {
+			ok := true
+			for u := range f(v) {
+				if !down(u) {
+					ok = false
+					break
+				}
+			}
+			return ok
+		}
+	})
+}
+
+// FlatMapErr is FlatMap for a function that can fail: f calls yield for each
+// of its results (and stops if yield returns false), and returns an error
+// with the semantics of MapErr.
+func FlatMapErr[T, U any](p Pipe[T], f func(ctx context.Context, v T, yield func(U) bool) error) Pipe[U] {
+	if f == nil {
+		panic("iter: FlatMapErr with nil f")
+	}
+	return then(p, func(st *state, down func(U) bool) func(T) bool {
+		return func(v T) bool {
+			ok := true
+			err := f(st.ctx, v, func(u U) bool {
+				ok = ok && down(u)
+				return ok
+			})
+			if err != nil {
+				st.fail(err)
+				return false
+			}
+			return ok
+		}
+	})
+}

@@ -1,0 +1,562 @@
+package iter
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"maps"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/parloop/parloop/par"
+	"go.uber.org/goleak"
+)
+
+// source is one way to feed the ints 0..n-1 into a pipeline.
+type source struct {
+	name string
+	make func(n int, opts ...Option) Pipe[int]
+}
+
+var sources = []source{
+	{"Slice", func(n int, opts ...Option) Pipe[int] {
+		s := make([]int, n)
+		for i := range s {
+			s[i] = i
+		}
+		return Slice(s, opts...)
+	}},
+	{"Range", Range},
+	{"From", func(n int, opts ...Option) Pipe[int] { return From(count(n), opts...) }},
+	{"From2", func(n int, opts ...Option) Pipe[int] {
+		p := From2(func(yield func(int, string) bool) {
+			for i := range n {
+				if !yield(i, "") {
+					return
+				}
+			}
+		}, opts...)
+		return Map(p, func(kv Pair[int, string]) int { return kv.Key })
+	}},
+	{"Chan", func(n int, opts ...Option) Pipe[int] {
+		// Filled up front: an early exit (Find) must not strand a sender.
+		c := make(chan int, n)
+		for i := range n {
+			c <- i
+		}
+		close(c)
+		return Chan(c, opts...)
+	}},
+	{"Lines", func(n int, opts ...Option) Pipe[int] {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(strconv.Itoa(i))
+			b.WriteByte('\n')
+		}
+		p := Lines(bufio.NewScanner(strings.NewReader(b.String())), opts...)
+		return Map(p, func(s string) int { v, _ := strconv.Atoi(s); return v })
+	}},
+}
+
+func count(n int) Seq[int] {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// stages is the pipeline under test and its sequential meaning: keep the
+// multiples of 3, square them, and emit each square and its negation for the
+// odd ones.
+func stages(p Pipe[int]) Pipe[int] {
+	q := Map(p.Filter(func(v int) bool { return v%3 == 0 }), func(v int) int { return v * v })
+	return FlatMap(q, func(v int) Seq[int] {
+		if v%2 == 0 {
+			return slices.Values([]int{v})
+		}
+		return slices.Values([]int{v, -v})
+	})
+}
+
+func want(n int) []int {
+	var out []int
+	for v := range n {
+		if v%3 == 0 {
+			v *= v
+			out = append(out, v)
+			if v%2 != 0 {
+				out = append(out, -v)
+			}
+		}
+	}
+	return out
+}
+
+var optionSets = []struct {
+	name string
+	opts []Option
+}{
+	{"default", nil},
+	{"Batch1Window1", []Option{Batch(1), Window(1)}},
+	{"Batch7Window2", []Option{Batch(7), Window(2)}},
+	{"Limit3", []Option{Limit(3)}},
+}
+
+// Catches: lost, duplicated or reordered results in any source, option set
+// and terminal, against the sequential pipeline.
+func TestMatchesSequential(t *testing.T) {
+	for _, src := range sources {
+		for _, os := range optionSets {
+			for _, n := range []int{0, 1, 5, 1000, 20000} {
+				name := src.name + "/" + os.name + "/" + strconv.Itoa(n)
+				w := want(n)
+				mk := func(extra ...Option) Pipe[int] {
+					return stages(src.make(n, append(slices.Clone(os.opts), extra...)...))
+				}
+				got, err := mk().Collect()
+				if err != nil || !slices.Equal(got, w) {
+					t.Fatalf("%s: Collect = %d items, %v; want %d items in order", name, len(got), err, len(w))
+				}
+				var seq []int
+				for v, err := range mk().All() {
+					if err != nil {
+						t.Fatalf("%s: All: %v", name, err)
+					}
+					seq = append(seq, v)
+				}
+				if !slices.Equal(seq, w) {
+					t.Fatalf("%s: All gave %d items, want %d in order", name, len(seq), len(w))
+				}
+				un, err := mk(Unordered()).Collect()
+				slices.Sort(un)
+				sw := slices.Sorted(slices.Values(w))
+				if err != nil || !slices.Equal(un, sw) {
+					t.Fatalf("%s: Unordered Collect is not the same multiset", name)
+				}
+				var unAll []int
+				for v, err := range mk(Unordered()).All() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					unAll = append(unAll, v)
+				}
+				slices.Sort(unAll)
+				if !slices.Equal(unAll, sw) {
+					t.Fatalf("%s: Unordered All is not the same multiset", name)
+				}
+				checkReductions(t, name, mk, w)
+			}
+		}
+	}
+}
+
+func checkReductions(t *testing.T, name string, mk func(...Option) Pipe[int], w []int) {
+	t.Helper()
+	sum := 0
+	for _, v := range w {
+		sum += v
+	}
+	if c, err := mk().Count(); err != nil || c != len(w) {
+		t.Fatalf("%s: Count = %d, %v; want %d", name, c, err, len(w))
+	}
+	if s, err := Sum(mk()); err != nil || s != sum {
+		t.Fatalf("%s: Sum = %d, %v; want %d", name, s, err, sum)
+	}
+	if s, err := mk().Reduce(0, func(a, b int) int { return a + b }); err != nil || s != sum {
+		t.Fatalf("%s: Reduce = %d, %v; want %d", name, s, err, sum)
+	}
+	var each atomic.Int64
+	if err := mk().ForEach(func(v int) { each.Add(int64(v)) }); err != nil || each.Load() != int64(sum) {
+		t.Fatalf("%s: ForEach summed %d, %v; want %d", name, each.Load(), err, sum)
+	}
+	hist, err := Fold(mk(), func() map[int]int { return map[int]int{} },
+		func(m *map[int]int, v int) { (*m)[v]++ },
+		func(a, b map[int]int) map[int]int {
+			for k, v := range b {
+				a[k] += v
+			}
+			return a
+		})
+	wh := map[int]int{}
+	for _, v := range w {
+		wh[v]++
+	}
+	if err != nil || !maps.Equal(hist, wh) {
+		t.Fatalf("%s: Fold histogram differs", name)
+	}
+	lo, okLo, err1 := Min(mk())
+	hi, okHi, err2 := Max(mk())
+	if len(w) == 0 {
+		if okLo || okHi || err1 != nil || err2 != nil {
+			t.Fatalf("%s: Min/Max of nothing found something", name)
+		}
+	} else if lo != slices.Min(w) || hi != slices.Max(w) || !okLo || !okHi || err1 != nil || err2 != nil {
+		t.Fatalf("%s: Min, Max = %d, %d; want %d, %d", name, lo, hi, slices.Min(w), slices.Max(w))
+	}
+	// The first negative result in input order, and any.
+	wi := slices.IndexFunc(w, func(v int) bool { return v < 0 })
+	neg := func(v int) bool { return v < 0 }
+	v, found, err := mk().Find(neg)
+	if err != nil || found != (wi >= 0) || (found && v != w[wi]) {
+		t.Fatalf("%s: Find = %d, %v, %v; want index %d", name, v, found, err, wi)
+	}
+	v, found, err = mk().FindAny(neg)
+	if err != nil || found != (wi >= 0) || (found && v >= 0) {
+		t.Fatalf("%s: FindAny = %d, %v, %v", name, v, found, err)
+	}
+	if any, err := mk().Any(neg); err != nil || any != (wi >= 0) {
+		t.Fatalf("%s: Any = %v, %v", name, any, err)
+	}
+	if every, err := mk().Every(func(v int) bool { return v >= 0 }); err != nil || every != (wi < 0) {
+		t.Fatalf("%s: Every = %v, %v", name, every, err)
+	}
+}
+
+// endless yields 0, 1, 2, ... until told to stop, and records that it was.
+func endless(stopped *atomic.Bool, pulled *atomic.Int64) Seq[int] {
+	return func(yield func(int) bool) {
+		defer stopped.Store(true)
+		for i := 0; ; i++ {
+			if pulled != nil {
+				pulled.Add(1)
+			}
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// Catches: a break that leaves the producer pulling or runners running, or
+// a loop that returns before they stop.
+func TestBreakStopsEverything(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, opts := range [][]Option{nil, {Unordered()}, {Limit(2)}, {Batch(1), Window(1)}} {
+		var stopped atomic.Bool
+		i := 0
+		for v, err := range Map(From(endless(&stopped, nil), opts...), func(v int) int { return 2 * v }).All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(opts) == 0 && v != 2*i {
+				t.Fatalf("item %d = %d", i, v)
+			}
+			i++
+			if i == 100 {
+				break
+			}
+		}
+		if !stopped.Load() {
+			t.Fatal("the source was still being pulled after the loop ended")
+		}
+	}
+	// Break out of an indexed source's loop.
+	for v := range Range(1 << 40).All() {
+		if v == 10 {
+			break
+		}
+	}
+}
+
+var errBoom = errors.New("boom")
+
+// Catches: an error that does not stop an endless source, or is not the one
+// returned, in every terminal shape.
+func TestErrorStops(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	fail := func(_ context.Context, v int) (int, error) {
+		if v == 500 {
+			return 0, errBoom
+		}
+		return v, nil
+	}
+	for _, opts := range [][]Option{nil, {Unordered()}, {Limit(2)}} {
+		var stopped atomic.Bool
+		if _, err := MapErr(From(endless(&stopped, nil), opts...), fail).Collect(); !errors.Is(err, errBoom) {
+			t.Fatalf("Collect: %v", err)
+		}
+		if !stopped.Load() {
+			t.Fatal("source not stopped after an error")
+		}
+		if _, err := MapErr(From(endless(&stopped, nil), opts...), fail).Count(); !errors.Is(err, errBoom) {
+			t.Fatalf("Count: %v", err)
+		}
+		var last error
+		for _, err := range MapErr(From(endless(&stopped, nil), opts...), fail).All() {
+			last = err
+		}
+		if !errors.Is(last, errBoom) {
+			t.Fatalf("All ended with %v", last)
+		}
+		// Indexed sources.
+		if _, err := MapErr(Range(1<<40, opts...), fail).Collect(); !errors.Is(err, errBoom) {
+			t.Fatalf("Range Collect: %v", err)
+		}
+		if err := Range(1<<40, opts...).FilterErr(func(_ context.Context, v int) (bool, error) {
+			return true, map[bool]error{true: errBoom}[v == 700]
+		}).ForEach(func(int) {}); !errors.Is(err, errBoom) {
+			t.Fatalf("FilterErr ForEach: %v", err)
+		}
+		err := FlatMapErr(Range(1<<40, opts...), func(_ context.Context, v int, yield func(int) bool) error {
+			if v == 300 {
+				return errBoom
+			}
+			yield(v)
+			return nil
+		}).ForEach(func(int) {})
+		if !errors.Is(err, errBoom) {
+			t.Fatalf("FlatMapErr: %v", err)
+		}
+	}
+	// A scanner's error is the pipeline's.
+	sc := bufio.NewScanner(io.MultiReader(strings.NewReader("a\nb\n"), iotest{}))
+	if n, err := Lines(sc).Count(); !errors.Is(err, errBoom) {
+		t.Fatalf("Lines: %d, %v", n, err)
+	}
+}
+
+type iotest struct{}
+
+func (iotest) Read([]byte) (int, error) { return 0, errBoom }
+
+// Catches: a stage's panic that does not reach the caller as a
+// *par.PanicError, or that leaves goroutines behind.
+func TestPanicReachesCaller(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	boom := func(v int) int {
+		if v == 300 {
+			panic(errBoom)
+		}
+		return v
+	}
+	check := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			r := recover()
+			pe, ok := r.(*par.PanicError)
+			if !ok || !errors.Is(pe, errBoom) {
+				t.Fatalf("%s: recovered %T %v, want a *par.PanicError wrapping errBoom", name, r, r)
+			}
+		}()
+		f()
+	}
+	var stopped atomic.Bool
+	check("From Collect", func() { Map(From(endless(&stopped, nil)), boom).Collect() })
+	check("From Count Limit", func() { Map(From(endless(&stopped, nil), Limit(2)), boom).Count() })
+	check("From All", func() {
+		for range Map(From(endless(&stopped, nil)), boom).All() {
+		}
+	})
+	check("Range Collect", func() { Map(Range(10000), boom).Collect() })
+	check("Range Count", func() { Map(Range(10000), boom).Count() })
+	check("source panics", func() {
+		From(func(yield func(int) bool) {
+			for i := 0; ; i++ {
+				if i == 300 {
+					panic(errBoom)
+				}
+				if !yield(i) {
+					return
+				}
+			}
+		}).Count()
+	})
+	// A panic in the loop body over All comes out as it is, after the
+	// pipeline has stopped.
+	func() {
+		defer func() {
+			if r := recover(); r != errBoom {
+				t.Fatalf("loop body panic: recovered %v", r)
+			}
+		}()
+		for v := range From(endless(&stopped, nil)).All() {
+			if v == 50 {
+				panic(errBoom)
+			}
+		}
+	}()
+}
+
+// Catches: a cancelled context that does not stop an endless pipeline, or
+// an error other than ctx.Err().
+func TestCancelStops(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, opts := range [][]Option{nil, {Unordered()}, {Limit(2)}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var stopped atomic.Bool
+		var n atomic.Int64
+		p := Map(From(endless(&stopped, nil), append(opts, Context(ctx))...), func(v int) int {
+			if n.Add(1) == 1000 {
+				cancel()
+			}
+			return v
+		})
+		if _, err := p.Count(); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Count: %v", err)
+		}
+		if !stopped.Load() {
+			t.Fatal("source not stopped after cancel")
+		}
+		// A stage waiting on the context is woken.
+		ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+		_, err := MapErr(Range(100, append(opts, Context(ctx))...), func(ctx context.Context, v int) (int, error) {
+			<-ctx.Done()
+			return 0, ctx.Err()
+		}).Collect()
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("MapErr waiting on ctx: %v", err)
+		}
+	}
+}
+
+// Catches: a streaming pipeline holding more than Window batches (plus the
+// one being filled), i.e. memory that grows with the stream.
+func TestBoundedInFlight(t *testing.T) {
+	const window, size = 3, 16
+	for _, opts := range [][]Option{nil, {Unordered()}} {
+		var inFlight, high atomic.Int64
+		src := func(yield func(int) bool) {
+			for i := range 20000 {
+				n := inFlight.Add(1)
+				for h := high.Load(); n > h && !high.CompareAndSwap(h, n); h = high.Load() {
+				}
+				if !yield(i) {
+					return
+				}
+			}
+		}
+		seen := 0
+		for v, err := range From(src, append(opts, Window(window), Batch(size))...).All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = v
+			inFlight.Add(-1)
+			seen++
+			if seen%1000 == 0 {
+				runtime.Gosched()
+			}
+		}
+		if seen != 20000 {
+			t.Fatalf("saw %d items", seen)
+		}
+		if h := high.Load(); h > (window+1)*size {
+			t.Fatalf("%d items in flight at once, want <= (window+1)*batch = %d", h, (window+1)*size)
+		}
+		// A reduction releases a batch once it is folded in.
+		inFlight.Store(0)
+		high.Store(0)
+		c, err := Fold(From(src, Window(window), Batch(size)), func() int { return 0 },
+			func(acc *int, _ int) { *acc++; inFlight.Add(-1) }, func(a, b int) int { return a + b })
+		if err != nil || c != 20000 {
+			t.Fatal(c, err)
+		}
+		if h := high.Load(); h > (window+1)*size {
+			t.Fatalf("Fold: %d items in flight at once, want <= %d", h, (window+1)*size)
+		}
+	}
+}
+
+// Catches: deadlock or wrong results when stages call par verbs and par
+// bodies run pipelines, on the same pool.
+func TestNestingWithPar(t *testing.T) {
+	inner := func(v int) int {
+		return par.Reduce(make([]int, v%50+1), v, func(a, b int) int { return a + b })
+	}
+	for _, src := range sources {
+		got, err := Map(src.make(2000), inner).Collect()
+		if err != nil || len(got) != 2000 || got[1999] != 1999 {
+			t.Fatalf("%s: par inside stages: %d items, %v", src.name, len(got), err)
+		}
+	}
+	sums := make([]int, 64)
+	par.For(len(sums), func(i int) {
+		s, err := Sum(Map(From(count(1000)), func(v int) int { return v * i }))
+		if err != nil {
+			panic(err)
+		}
+		t, _ := Sum(Range(1000))
+		sums[i] = s + t
+	})
+	for i, s := range sums {
+		if s != 499500*i+499500 {
+			t.Fatalf("pipeline inside par.For body %d: %d", i, s)
+		}
+	}
+}
+
+// Catches: Limit not bounding the concurrency of blocking stages.
+func TestLimitBoundsConcurrency(t *testing.T) {
+	var cur, high atomic.Int64
+	var mu sync.Mutex
+	err := Map(Range(200, Limit(5)), func(v int) int {
+		n := cur.Add(1)
+		mu.Lock()
+		high.Store(max(high.Load(), n))
+		mu.Unlock()
+		time.Sleep(100 * time.Microsecond)
+		cur.Add(-1)
+		return v
+	}).ForEach(func(int) {})
+	if err != nil || high.Load() > 5 {
+		t.Fatalf("%d stages at once under Limit(5), %v", high.Load(), err)
+	}
+}
+
+// Catches: the batch size failing to grow for cheap items or to shrink for
+// expensive ones.
+func TestSizerAdapts(t *testing.T) {
+	var s sizer
+	for range 20 {
+		n := s.next()
+		s.observe(n, time.Duration(n)*10) // 10 ns per item
+	}
+	if n := s.next(); n != maxBatch {
+		t.Fatalf("cheap items: batch %d, want %d", n, maxBatch)
+	}
+	for range 20 {
+		n := s.next()
+		s.observe(n, time.Duration(n)*time.Millisecond)
+	}
+	if n := s.next(); n != 1 {
+		t.Fatalf("1 ms items: batch %d, want 1", n)
+	}
+	f := sizer{fixed: 7}
+	if f.next() != 7 {
+		t.Fatal("Batch(7) not honoured")
+	}
+}
+
+// Catches: programmer errors that do not panic with a message naming them.
+func TestBadInputPanics(t *testing.T) {
+	for name, f := range map[string]func(){
+		"Window": func() { Window(0) },
+		"Batch":  func() { Batch(0) },
+		"Limit":  func() { Limit(-1) },
+		"Map":    func() { Map[int, int](Range(1), nil) },
+		"Filter": func() { Range(1).Filter(nil) },
+		"From":   func() { From[int](nil) },
+		"zero":   func() { Pipe[int]{}.Count() },
+		"ctx":    func() { Context(nil) }, //nolint:staticcheck // testing the nil check
+	} {
+		func() {
+			defer func() {
+				if r, _ := recover().(string); !strings.HasPrefix(r, "iter: ") {
+					t.Errorf("%s: recovered %q, want an iter: panic", name, r)
+				}
+			}()
+			f()
+		}()
+	}
+}

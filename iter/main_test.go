@@ -1,0 +1,24 @@
+package iter
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/parloop/parloop/par"
+	"go.uber.org/goleak"
+)
+
+// TestMain checks that nothing is left running once every test has finished
+// and the default pool (which lives for the process) is closed.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	par.Default().Close()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: goroutines left after every test:\n%v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,335 @@
+package iter
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par"
+)
+
+// start checks p and begins a run.
+func (p *Pipe[T]) start() *state {
+	if p.item == nil && p.pull == nil {
+		panic("iter: zero Pipe (make one with Slice, Range, From, From2, Chan or Lines)")
+	}
+	return newState(&p.o)
+}
+
+// indexed reports whether p runs as one par.ForRange over its index range
+// (an indexed source whose stages do not block).
+func (p *Pipe[T]) indexed() bool { return p.item != nil && p.o.limit == 0 }
+
+// each runs p and sends every result into a sink made by mk: once per piece
+// of the index range (indexed), or once per runner (streaming). The sinks of
+// one run are called concurrently; each returns false to stop its piece.
+func (p Pipe[T]) each(st *state, mk func() func(T) bool) {
+	if p.indexed() {
+		par.ForRange(p.n, func(lo, hi int) {
+			if st.stopped() {
+				return
+			}
+			f := p.item(st, mk())
+			for i := lo; i < hi && !st.stopped() && f(i); i++ {
+			}
+		}, p.o.parOpts()...)
+		return
+	}
+	p.stream(st, func(int) func(T) bool { return mk() }, nil)
+}
+
+// ForEach calls f for every result of p, concurrently and in no particular
+// order, and returns the pipeline's error.
+func (p Pipe[T]) ForEach(f func(T)) (err error) {
+	if f == nil {
+		panic("iter: ForEach with nil f")
+	}
+	st := p.start()
+	defer func() { err = st.finish() }()
+	p.each(st, func() func(T) bool {
+		return func(v T) bool { f(v); return true }
+	})
+	return nil
+}
+
+// Fold folds the results of p into accumulators, one per worker (made by init
+// the first time that worker has a result, and passed to step by pointer),
+// and merges them with merge at the end. merge must be associative and
+// commutative: results reach the workers in no particular order. With no
+// results, Fold returns init(). On error it returns the zero A.
+func Fold[T, A any](p Pipe[T], init func() A, step func(acc *A, v T), merge func(a, b A) A) (acc A, err error) {
+	if init == nil || step == nil || merge == nil {
+		panic("iter: Fold with nil init, step or merge")
+	}
+	st := p.start()
+	defer func() {
+		if err = st.finish(); err != nil {
+			var zero A
+			acc = zero
+		}
+	}()
+	if p.indexed() {
+		return par.Fold(p.n, init, func(acc *A, lo, hi int) {
+			if st.stopped() {
+				return
+			}
+			f := p.item(st, func(v T) bool { step(acc, v); return true })
+			for i := lo; i < hi && !st.stopped() && f(i); i++ {
+			}
+		}, merge, p.o.parOpts()...), nil
+	}
+	// Runner w alone touches accs[w] while the run goes on.
+	accs := make([]*A, p.o.runners())
+	p.stream(st, func(w int) func(T) bool {
+		return func(v T) bool {
+			if accs[w] == nil {
+				a := init()
+				accs[w] = &a
+			}
+			step(accs[w], v)
+			return true
+		}
+	}, nil)
+	var out *A
+	for _, a := range accs {
+		if a == nil {
+			continue
+		}
+		if out == nil {
+			out = a
+		} else {
+			*out = merge(*out, *a)
+		}
+	}
+	if out == nil {
+		return init(), nil
+	}
+	return *out, nil
+}
+
+// Reduce combines the results of p with combine, starting each worker's
+// accumulator at identity, and returns identity if there are none. combine
+// must be associative and commutative, and identity its identity element.
+func (p Pipe[T]) Reduce(identity T, combine func(a, b T) T) (T, error) {
+	if combine == nil {
+		panic("iter: Reduce with nil combine")
+	}
+	return Fold(p, func() T { return identity },
+		func(acc *T, v T) { *acc = combine(*acc, v) }, combine)
+}
+
+// Count returns the number of results of p.
+func (p Pipe[T]) Count() (int, error) {
+	return Fold(p, func() int { return 0 }, func(acc *int, _ T) { *acc++ },
+		func(a, b int) int { return a + b })
+}
+
+// Number is the constraint of Sum: the integer and floating-point types.
+type Number interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 |
+		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
+		~float32 | ~float64
+}
+
+// Sum returns the sum of the results of p (0 if none). A floating-point sum
+// is grouped as the work was split, so its last bits may vary between runs.
+func Sum[T Number](p Pipe[T]) (T, error) {
+	return Fold(p, func() T { return 0 }, func(acc *T, v T) { *acc += v },
+		func(a, b T) T { return a + b })
+}
+
+type extreme[T any] struct {
+	v  T
+	ok bool
+}
+
+func pick[T cmp.Ordered](p Pipe[T], better func(a, b T) bool) (T, bool, error) {
+	e, err := Fold(p, func() extreme[T] { return extreme[T]{} },
+		func(acc *extreme[T], v T) {
+			if !acc.ok || better(v, acc.v) {
+				*acc = extreme[T]{v, true}
+			}
+		},
+		func(a, b extreme[T]) extreme[T] {
+			if !a.ok || (b.ok && better(b.v, a.v)) {
+				return b
+			}
+			return a
+		})
+	return e.v, e.ok, err
+}
+
+// Min returns the smallest result of p, and false if there is none.
+func Min[T cmp.Ordered](p Pipe[T]) (T, bool, error) {
+	return pick(p, func(a, b T) bool { return cmp.Less(a, b) })
+}
+
+// Max returns the largest result of p, and false if there is none.
+func Max[T cmp.Ordered](p Pipe[T]) (T, bool, error) {
+	return pick(p, func(a, b T) bool { return cmp.Less(b, a) })
+}
+
+// Collect returns the results of p in a slice, in input order unless p is
+// Unordered. On error it returns nil.
+func (p Pipe[T]) Collect() (out []T, err error) {
+	st := p.start()
+	defer func() {
+		if err = st.finish(); err != nil {
+			out = nil
+		}
+	}()
+	if p.indexed() {
+		// Pieces are disjoint and cover [0, n): sorting them by their
+		// first index puts their results in input order.
+		type piece struct {
+			lo  int
+			out []T
+		}
+		var mu sync.Mutex
+		var pieces []piece
+		par.ForRange(p.n, func(lo, hi int) {
+			if st.stopped() {
+				return
+			}
+			var buf []T
+			f := p.item(st, func(v T) bool { buf = append(buf, v); return true })
+			for i := lo; i < hi && !st.stopped() && f(i); i++ {
+			}
+			mu.Lock()
+			pieces = append(pieces, piece{lo, buf})
+			mu.Unlock()
+		}, p.o.parOpts()...)
+		slices.SortFunc(pieces, func(a, b piece) int { return cmp.Compare(a.lo, b.lo) })
+		total := 0
+		for _, pc := range pieces {
+			total += len(pc.out)
+		}
+		out = make([]T, 0, total)
+		for _, pc := range pieces {
+			out = append(out, pc.out...)
+		}
+		return out, nil
+	}
+	p.stream(st, nil, func(b []T) bool { out = append(out, b...); return true })
+	return out, nil
+}
+
+// All returns the results of p as an iterator, in input order unless p is
+// Unordered, for a range-over-func loop. Each loop runs the pipeline anew.
+// If the pipeline fails, the last pair has the zero T and the error. A
+// break out of the loop stops the pipeline, and the loop ends only when
+// every goroutine the pipeline started has stopped.
+func (p Pipe[T]) All() Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		st := p.start()
+		broke := false
+		defer func() {
+			err := st.finish()
+			if err != nil && !broke {
+				var zero T
+				yield(zero, err)
+			}
+		}()
+		p.stream(st, nil, func(b []T) bool {
+			for _, v := range b {
+				if !yield(v, nil) {
+					broke = true
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
+// Find returns the first result of p in input order that satisfies pred,
+// and false if none does. Items after a match stop being evaluated.
+func (p Pipe[T]) Find(pred func(T) bool) (v T, found bool, err error) {
+	q := p.Filter(pred)
+	q.o.unordered = false
+	st := q.start()
+	defer func() {
+		if err = st.finish(); err != nil {
+			var zero T
+			v, found = zero, false
+		}
+	}()
+	if q.indexed() {
+		// best is the smallest index with a match so far: pieces past it
+		// stop, and only a smaller index may replace it.
+		var best atomic.Int64
+		best.Store(int64(q.n))
+		var mu sync.Mutex
+		par.ForRange(q.n, func(lo, hi int) {
+			cur := lo
+			f := q.item(st, func(x T) bool {
+				mu.Lock()
+				if int64(cur) < best.Load() {
+					best.Store(int64(cur))
+					v, found = x, true
+				}
+				mu.Unlock()
+				return false
+			})
+			for i := lo; i < hi && int64(i) < best.Load() && !st.stopped(); i++ {
+				cur = i
+				if !f(i) {
+					break
+				}
+			}
+		}, q.o.parOpts()...)
+		return v, found, nil
+	}
+	q.stream(st, nil, func(b []T) bool {
+		if len(b) > 0 {
+			v, found = b[0], true
+			return false
+		}
+		return true
+	})
+	return v, found, nil
+}
+
+// FindAny returns some result of p that satisfies pred, not necessarily the
+// first, and false if none does. The first match found stops the pipeline.
+func (p Pipe[T]) FindAny(pred func(T) bool) (v T, found bool, err error) {
+	q := p.Filter(pred)
+	st := q.start()
+	defer func() {
+		if err = st.finish(); err != nil {
+			var zero T
+			v, found = zero, false
+		}
+	}()
+	var mu sync.Mutex
+	q.each(st, func() func(T) bool {
+		return func(x T) bool {
+			mu.Lock()
+			if !found {
+				v, found = x, true
+			}
+			mu.Unlock()
+			st.halt()
+			return false
+		}
+	})
+	return v, found, nil
+}
+
+// Any reports whether some result of p satisfies pred, stopping at the first
+// that does.
+func (p Pipe[T]) Any(pred func(T) bool) (bool, error) {
+	_, found, err := p.FindAny(pred)
+	return found, err
+}
+
+// Every reports whether every result of p satisfies pred, stopping at the
+// first that does not.
+func (p Pipe[T]) Every(pred func(T) bool) (bool, error) {
+	if pred == nil {
+		panic("iter: Every with nil pred")
+	}
+	_, found, err := p.FindAny(func(v T) bool { return !pred(v) })
+	return !found && err == nil, err
+}
