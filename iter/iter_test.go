@@ -117,7 +117,7 @@ var optionSets = []struct {
 func TestMatchesSequential(t *testing.T) {
 	for _, src := range sources {
 		for _, os := range optionSets {
-			for _, n := range []int{0, 1, 5, 1000, 20000} {
+			for _, n := range []int{0, 1, 5, 1000, 5000} {
 				name := src.name + "/" + os.name + "/" + strconv.Itoa(n)
 				w := want(n)
 				mk := func(extra ...Option) Pipe[int] {
