@@ -72,12 +72,12 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 	pc := f.newPacer()
 	t0 := f.firstTick(s)
 	for cur < int64(t.hi) && !f.stop.Load() {
-		end := grainEnd(cur, int64(t.hi), pc.grain)
+		end := f.grainEnd(cur, int64(t.hi), pc.grain)
 		f.call(int(cur), int(end))
 		if f.progress != nil {
 			f.progress.done.Add(end - cur)
 		}
-		t0 = f.afterGrain(s, t, &pc, f, (*slot).newJoin, end, end-cur, t0)
+		t0 = f.afterGrain(s, t, &pc, f, (*slot).newJoin, end, f.units(cur, end), t0)
 		cur = end
 	}
 	f.lastTick(s, t0)

@@ -15,6 +15,7 @@ import (
 //	On              yes                              yes                  yes    yes
 //	Grain           yes                              yes                  yes    no
 //	Track           yes                              yes                  yes    no
+//	Weighted        yes                              yes                  yes    no
 //	Blocking        yes                              no                   no     no
 //	Deterministic   no                               yes                  no     no
 type Option struct {
@@ -23,6 +24,7 @@ type Option struct {
 	blocking      int
 	deterministic bool
 	progress      *Progress
+	weights       *weights
 }
 
 // On runs the call on pool p instead of the default pool (or, for a call made
@@ -77,6 +79,7 @@ type callConfig struct {
 	blocking      int
 	deterministic bool
 	progress      *Progress
+	weights       *weights
 }
 
 // What a verb accepts besides On (mergeOptions' allow argument).
@@ -85,11 +88,12 @@ const (
 	allowBlocking
 	allowDeterministic
 	allowTrack
+	allowWeighted
 
-	loopOptions   = allowGrain | allowBlocking | allowTrack      // For, ForRange, Map, ForErr, MapErr
-	reduceOptions = allowGrain | allowDeterministic | allowTrack // Reduce, ReduceRange
-	foldOptions   = allowGrain | allowTrack                      // Fold
-	forkOptions   = 0                                            // Join, Invoke, Both, BothOf
+	loopOptions   = allowGrain | allowBlocking | allowTrack | allowWeighted      // For, ForRange, Map, ForErr, MapErr
+	reduceOptions = allowGrain | allowDeterministic | allowTrack | allowWeighted // Reduce, ReduceRange
+	foldOptions   = allowGrain | allowTrack | allowWeighted                      // Fold
+	forkOptions   = 0                                                            // Join, Invoke, Both, BothOf
 )
 
 // mergeOptions merges opts for the verb named verb, which accepts the
@@ -121,8 +125,13 @@ func mergeOptions(verb string, allow int, opts []Option) callConfig {
 				rejectOption(verb, "Track")
 			}
 			c.progress = o.progress
+		case o.weights != nil:
+			if allow&allowWeighted == 0 {
+				rejectOption(verb, "Weighted")
+			}
+			c.weights = o.weights
 		default:
-			panic("par: " + verb + ": the zero Option is not an option; use On, Grain, Blocking, Deterministic or Track")
+			panic("par: " + verb + ": the zero Option is not an option; use On, Grain, Blocking, Deterministic, Track or Weighted")
 		}
 	}
 	return c
@@ -137,7 +146,7 @@ func rejectOption(verb, opt string) {
 		which = "it applies to For, ForRange, Map, ForErr and MapErr"
 	case "Deterministic":
 		which = "it applies to Reduce and ReduceRange"
-	case "Track":
+	case "Track", "Weighted":
 		which = "it applies to the loop verbs, the reductions and Fold"
 	}
 	panic(fmt.Sprintf("par: %s does not take the %s option: %s", verb, opt, which))

@@ -77,7 +77,7 @@ func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
 	pc := f.newPacer()
 	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
-		end := grainEnd(cur, int64(t.hi), pc.grain)
+		end := f.grainEnd(cur, int64(t.hi), pc.grain)
 		v := f.leaf(int(cur), int(end))
 		if f.progress != nil {
 			f.progress.done.Add(end - cur)
@@ -87,7 +87,7 @@ func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
 		} else {
 			acc, have = v, true
 		}
-		t0 = f.afterGrain(s, t, &pc, f, newRJoin[T], end, end-cur, t0)
+		t0 = f.afterGrain(s, t, &pc, f, newRJoin[T], end, f.units(cur, end), t0)
 		cur = end
 	}
 	return acc, have

@@ -122,7 +122,7 @@ func (c *loopCore) offerEarly(s *slot, t *task, frame pieceRunner, newJoin func(
 	case earlySingle:
 		items, pushed := t.hi-t.lo, 0
 		for int64(t.hi-t.lo) >= 2*c.minGrain {
-			if cost := c.costMt.Load(); cost != 0 && c.estimate(int64(t.hi-t.lo), cost) < nsToTicks(splitMinNs) {
+			if cost := c.costMt.Load(); cost != 0 && c.estimate(c.units(int64(t.lo), int64(t.hi)), cost) < nsToTicks(splitMinNs) {
 				break
 			}
 			c.split(s, t, frame, newJoin(s), t.lo)
@@ -141,14 +141,6 @@ func (c *loopCore) offerEarly(s *slot, t *task, frame pieceRunner, newJoin func(
 // maxGrain bounds a grain, so that grain arithmetic cannot overflow: no
 // 2 µs grain has 2^56 iterations.
 const maxGrain = 1 << 56
-
-// grainEnd is min(cur+grain, hi) without overflow near math.MaxInt64.
-func grainEnd(cur, hi, grain int64) int64 {
-	if grain < hi-cur {
-		return cur + grain
-	}
-	return hi
-}
 
 // estimate is rem iterations at costMt thousandths of a tick each, in
 // ticks, saturating rather than overflowing.
@@ -175,6 +167,7 @@ type loopCore struct {
 	thief    atomic.Int32 // id+1 of the last slot that stole a piece
 	pe       atomic.Pointer[PanicError]
 	progress *Progress      // Track's, or nil
+	prefix   []int64        // Weighted's prefix sums, or nil: every index weighs 1 (weights.go)
 	traced                  // the call's trace task, if a trace was recorded at its start (observe.go)
 	tree     uint64         // the call tree (steal.go), set by the owner before any split
 	labels   unsafe.Pointer // the caller's pprof label set (labels.go)
@@ -262,13 +255,13 @@ func (c *loopCore) adapt(pc *pacer, iters, dt int64) {
 	pc.grain = max(next, c.minGrain, 1)
 }
 
-// worthSplitting reports whether a piece with rem iterations left, running
-// on s, should split now.
-func (c *loopCore) worthSplitting(s *slot, rem int64, pc *pacer) bool {
-	if rem < 2 || s.dq == nil || s.dq.Len() != 0 {
+// worthSplitting reports whether a piece with the iterations [cur, hi)
+// left, running on s, should split now.
+func (c *loopCore) worthSplitting(s *slot, cur, hi int64, pc *pacer) bool {
+	if hi-cur < 2 || s.dq == nil || s.dq.Len() != 0 {
 		return false
 	}
-	est := c.estimate(rem, pc.costMt) // ticks
+	est := c.estimate(c.units(cur, hi), pc.costMt) // ticks
 	if est < nsToTicks(splitMinNs) {
 		return false
 	}
@@ -329,8 +322,8 @@ func (c *loopCore) wait(s *slot) {
 // at which the next grain starts.
 func (c *loopCore) afterGrain(s *slot, t *task, pc *pacer, frame pieceRunner, newJoin func(*slot) *join, cur, iters, t0 int64) int64 {
 	t1 := cputicks()
-	c.adapt(pc, iters, t1-t0)
-	if c.worthSplitting(s, int64(t.hi)-cur, pc) {
+	c.adapt(pc, max(iters, 1), t1-t0)
+	if c.worthSplitting(s, cur, int64(t.hi), pc) {
 		c.publish(pc)
 		c.split(s, t, frame, newJoin(s), int(cur))
 	}
@@ -341,7 +334,7 @@ func (c *loopCore) afterGrain(s *slot, t *task, pc *pacer, frame pieceRunner, ne
 // task and makes t the lower half. Both become the children of j, which
 // takes t's place under t's parent.
 func (c *loopCore) split(s *slot, t *task, frame pieceRunner, j *join, cur int) {
-	mid := cur + (t.hi-cur)/2
+	mid := c.midpoint(cur, t.hi)
 	j.pending.Store(2)
 	j.parent, j.side = t.parent, t.side
 	r := s.newTask()

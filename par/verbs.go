@@ -47,6 +47,7 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 	var c callConfig
 	if len(opts) != 0 {
 		c = mergeOptions(verb, loopOptions, opts)
+		checkWeights(verb, &c, n)
 		if c.progress != nil {
 			c.progress.total.Add(int64(n))
 		}
@@ -65,6 +66,9 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 		f = framePool.Get().(*rangeFrame)
 	}
 	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel(), progress: c.progress}
+	if c.weights != nil {
+		f.prefix = c.weights.prefix
+	}
 	f.shape(s, guest, n)
 	f.startTrace(verb, n)
 	f.bodyI, f.bodyR, f.bodyE, f.ctx, f.cancel = b.i, b.r, b.e, b.ctx, b.cancel
@@ -332,6 +336,7 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 	if n <= 0 {
 		return identity
 	}
+	checkWeights(verb, &c, n)
 	if c.progress != nil {
 		c.progress.total.Add(int64(n))
 	}
@@ -350,6 +355,9 @@ func runReduce[T any](verb string, f *reduceFrame[T], n int, identity T, c callC
 		return out
 	}
 	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel(), progress: c.progress}
+	if c.weights != nil {
+		f.prefix = c.weights.prefix
+	}
 	f.shape(s, guest, n)
 	f.startTrace(verb, n)
 	defer f.endTrace()
