@@ -66,8 +66,8 @@ func parse(line string) record {
 
 // stats summarises the positive readings.
 type stats struct {
-	count    int
-	sum      int
+	count     int
+	sum       int
 	perSensor map[string]int
 }
 
