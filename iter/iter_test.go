@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/parloop/parloop/par"
-	"go.uber.org/goleak"
 )
 
 // source is one way to feed the ints 0..n-1 into a pipeline.
@@ -240,7 +239,7 @@ func endless(stopped *atomic.Bool, pulled *atomic.Int64) Seq[int] {
 // Catches: a break that leaves the producer pulling or runners running, or
 // a loop that returns before they stop.
 func TestBreakStopsEverything(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer noLeaks(t)()
 	for _, opts := range [][]Option{nil, {Unordered()}, {Limit(2)}, {Batch(1), Window(1)}} {
 		var stopped atomic.Bool
 		i := 0
@@ -273,7 +272,7 @@ var errBoom = errors.New("boom")
 // Catches: an error that does not stop an endless source, or is not the one
 // returned, in every terminal shape.
 func TestErrorStops(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer noLeaks(t)()
 	fail := func(_ context.Context, v int) (int, error) {
 		if v == 500 {
 			return 0, errBoom
@@ -332,7 +331,7 @@ func (iotest) Read([]byte) (int, error) { return 0, errBoom }
 // Catches: a stage's panic that does not reach the caller as a
 // *par.PanicError, or that leaves goroutines behind.
 func TestPanicReachesCaller(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer noLeaks(t)()
 	boom := func(v int) int {
 		if v == 300 {
 			panic(errBoom)
@@ -390,7 +389,7 @@ func TestPanicReachesCaller(t *testing.T) {
 // Catches: a cancelled context that does not stop an endless pipeline, or
 // an error other than ctx.Err().
 func TestCancelStops(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer noLeaks(t)()
 	for _, opts := range [][]Option{nil, {Unordered()}, {Limit(2)}} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var stopped atomic.Bool

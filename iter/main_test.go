@@ -22,3 +22,14 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// noLeaks returns a check, for defer, that every goroutine started since it
+// was called has stopped, other than the default pool's workers (which
+// start on first use and live until TestMain closes the pool).
+func noLeaks(t *testing.T) func() {
+	cur := goleak.IgnoreCurrent()
+	return func() {
+		goleak.VerifyNone(t, cur,
+			goleak.IgnoreAnyFunction("github.com/parloop/parloop/par.(*Pool).workerMain"))
+	}
+}

@@ -43,9 +43,12 @@ const (
 //  1. Whoever sees the reason first stores it: the first panic by a CAS on
 //     pe, the first error under errMu, and then stop.Store(true). A ForErr
 //     error also cancels the context handed to the bodies.
-//  2. Every piece loads stop before each grain (and ForErr before each
-//     iteration, and checks the context after each grain), so no new grain
-//     starts once stop is visible; a running body is never interrupted.
+//  2. Every piece loads stop before each grain, and For, Map and ForErr
+//     before each iteration (ForErr also polls its context's Done there),
+//     so no new grain, and for those verbs no new iteration, starts on a
+//     slot once stop is visible there; a running body is never
+//     interrupted. A panicking piece stores stop before it takes the stack
+//     (abandon), so the others stop without waiting for that.
 //  3. A stopped piece still arrives at its join, so the join tree still
 //     completes and the caller still gets its token: stopping never hangs
 //     a call, and the caller returns only after every running body has
