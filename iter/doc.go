@@ -37,6 +37,10 @@
 // Limit(n) declares that the stages block (files, the network) and runs the
 // pipeline's batches on n goroutines of their own, started with par.Blocking,
 // off the pool's workers; batches of slow items shrink to one item each.
+// Hedged wraps an idempotent I/O stage for MapErr with a per-item timeout
+// and hedging (a backup attempt of an item that runs longer than a set time
+// or a quantile of the durations seen so far; the first success wins and the
+// loser's context is cancelled).
 //
 // # Errors, panics and cancellation
 //

@@ -559,3 +559,54 @@ func TestBadInputPanics(t *testing.T) {
 		}()
 	}
 }
+
+// Catches: runtime.Goexit in a stage (t.FailNow) that leaves the pipeline's
+// goroutines running or lets the terminal return as if all went well.
+func TestGoexitEndsCaller(t *testing.T) {
+	defer noLeaks(t)()
+	for _, mk := range []func() Pipe[int]{
+		func() Pipe[int] { var s atomic.Bool; return From(endless(&s, nil)) },
+		func() Pipe[int] { return Range(1 << 30) },
+	} {
+		returned := false
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			Map(mk(), func(v int) int {
+				if v == 100 {
+					runtime.Goexit()
+				}
+				return v
+			}).Count()
+			returned = true
+		}()
+		<-done
+		if returned {
+			t.Fatal("Count returned after a stage called runtime.Goexit")
+		}
+	}
+}
+
+// Catches: a channel source that holds a batch back waiting for more items
+// that have not come: each item must reach the consumer while the sender
+// waits for it to be consumed.
+func TestChanDoesNotHoldItems(t *testing.T) {
+	defer noLeaks(t)()
+	c := make(chan int)
+	ack := make(chan int)
+	go func() {
+		defer close(c)
+		for i := range 50 {
+			c <- i
+			if <-ack != i {
+				panic("out of order")
+			}
+		}
+	}()
+	for v, err := range Chan(c).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ack <- v
+	}
+}
