@@ -3,6 +3,7 @@ package workloads
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -243,5 +244,33 @@ func TestFiles(t *testing.T) {
 	}
 	if f.Verify() == nil {
 		t.Error("Verify accepted a failed read")
+	}
+}
+
+func TestDocs(t *testing.T) {
+	d := NewDocs(200, DocsAlpha, DocsMin, 4096, DocsSeed)
+	if d.N() != 200 || len(d.Text) != d.Off[200] {
+		t.Fatalf("%d docs, text %d bytes, last offset %d", d.N(), len(d.Text), d.Off[d.N()])
+	}
+	for i, w := range d.Sizes() {
+		if w < DocsMin || w > 4096+16 {
+			t.Fatalf("doc %d: %d bytes", i, w)
+		}
+	}
+	// Counting by pieces and merging gives the count of strings.Fields.
+	want := Counts{}
+	for _, w := range strings.Fields(d.Text) {
+		want[w]++
+	}
+	a, b := Counts{}, Counts{}
+	d.CountWords(a, 0, 77)
+	d.CountWords(b, 77, d.N())
+	got := MergeCounts(a, b)
+	if Summarize(got) != Summarize(want) || len(got) != len(want) {
+		t.Fatalf("merged counts %v, want %v", Summarize(got), Summarize(want))
+	}
+	got["zz"]++
+	if Summarize(got) == Summarize(want) {
+		t.Error("the summary missed a changed count")
 	}
 }
