@@ -9,12 +9,12 @@ import (
 // Size of the skewed-documents workload (word counting).
 const (
 	DocsN      = 5000
-	DocsAlpha  = 0.3       // Pareto shape of the lengths (truncated): most documents short, a few of a megabyte
-	DocsMin    = 10        // shortest document, bytes
-	DocsMax    = 1 << 20   // longest document, bytes
-	DocsShortN = 5000      // -short: as many documents,
-	DocsShortM = 32 << 10  // ... of at most 32 KB
-	DocsVocab  = 20_000    // distinct words
+	DocsAlpha  = 0.3      // Pareto shape of the lengths (truncated): most documents short, a few of a megabyte
+	DocsMin    = 10       // shortest document, bytes
+	DocsMax    = 1 << 20  // longest document, bytes
+	DocsShortN = 5000     // -short: as many documents,
+	DocsShortM = 32 << 10 // ... of at most 32 KB
+	DocsVocab  = 20_000   // distinct words
 	DocsSeed   = 7
 )
 
