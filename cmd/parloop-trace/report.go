@@ -98,10 +98,10 @@ func report(w io.Writer, a *analysis) error {
 			fmtRatio(c.straggler), c.seq, c.verb, fmtN(c), fmtQ(c, 3), fmtQ(c, 1))
 	}
 	if a.incomplete > 0 {
-		fmt.Fprintf(w, "  cut          %d calls began before or ended after the trace (marked ~)\n", a.incomplete)
+		fmt.Fprintf(w, "  cut          %s by the trace's start or end (marked ~)\n", plural(a.incomplete, "call"))
 	}
 	if a.orphans > 0 {
-		fmt.Fprintf(w, "  orphans      %d piece regions of no par call\n", a.orphans)
+		fmt.Fprintf(w, "  orphans      %s of no par call\n", plural(a.orphans, "piece region"))
 	}
 	if a.untiled > 0 {
 		for _, c := range a.calls {
@@ -110,10 +110,10 @@ func report(w io.Writer, a *analysis) error {
 				break
 			}
 		}
-		fmt.Fprintf(w, "  untiled      %d calls in all\n", a.untiled)
+		fmt.Fprintf(w, "  untiled      %s in all\n", plural(a.untiled, "call"))
 	}
 	if a.unranged > 0 {
-		fmt.Fprintf(w, "  unranged     %d pieces with no range log\n", a.unranged)
+		fmt.Fprintf(w, "  unranged     %s with no range log\n", plural(a.unranged, "piece"))
 	}
 	return nil
 }
@@ -241,4 +241,12 @@ func trim(s string) string {
 		return fmt.Sprintf("%.0f", f)
 	}
 	return s
+}
+
+// plural is "1 call" or "2 calls".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
