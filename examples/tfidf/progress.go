@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// isTerminal reports whether w is a terminal, where a progress bar belongs.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// barTick is how often the bar is redrawn.
+const barTick = 100 * time.Millisecond
+
+// startBar draws a progress bar of a build on w, the files and bytes done
+// out of the totals, with the rate and the time left, until the returned
+// stop is called. It reads m from a goroutine of its own every barTick.
+func startBar(w io.Writer, name string, files, bytes int64, m *meter) (stop func()) {
+	bar := progressbar.NewOptions64(bytes,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(barTick),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetDescription(fmt.Sprintf("%-10s %6d/%d files", name, 0, files)),
+	)
+	quit, done := make(chan struct{}), make(chan struct{})
+	update := func() {
+		f, b := m.done()
+		bar.Describe(fmt.Sprintf("%-10s %6d/%d files", name, f, files))
+		_ = bar.Set64(b)
+	}
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(barTick)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				update()
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		update()
+		_ = bar.Finish()
+	}
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/parloop/parloop/par"
+)
+
+// A strategy builds the term table of a corpus in parallel, from per-worker
+// tables merged at the end, and reports how the work was spread.
+type strategy struct {
+	name  string
+	about string
+	build func(b *builder) (*table, spread)
+}
+
+// builder is what a build runs with.
+type builder struct {
+	c    *corpus
+	P    int       // parallelism: goroutines of the hand-written strategies, workers of the pool
+	pool *par.Pool // parloop's strategies run on it
+	m    *meter    // progress, for the bar
+}
+
+// spread is how evenly a build kept its workers busy, up to the merged table.
+type spread struct {
+	imbalance   float64 // max over mean of the workers' busy time
+	utilization float64 // sum of busy time over P times the wall time
+	steals      int64   // parloop's steals; -1 for the hand-written strategies
+}
+
+// dynamicChunk is how many files a goroutine of the dynamic strategy takes
+// from the shared counter at a time.
+const dynamicChunk = 16
+
+var strategies = []strategy{
+	{"static", "equal chunks by count on P goroutines", buildStatic},
+	{"dynamic", "P goroutines taking chunks of 16 files from an atomic counter", buildDynamic},
+	{"semaphore", "a goroutine per file, a semaphore of P around read+tokenise", buildSemaphore},
+	{"stealing", "par.Fold, parloop's default", buildStealing},
+	{"weighted", "par.Fold over the files largest first", buildWeighted},
+}
+
+func strategyNamed(name string) (strategy, bool) {
+	for _, s := range strategies {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return strategy{}, false
+}
+
+// buildSequential indexes every file in order on the calling goroutine.
+func buildSequential(c *corpus, m *meter) *table {
+	t := newTable()
+	for i := range c.docs {
+		c.indexFile(t, i, m)
+		m.files.Add(1)
+	}
+	return t
+}
+
+// handSpread measures a hand-written build: busy[w] is the time worker w
+// spent indexing files, wall the time to the merged table.
+func handSpread(busy []time.Duration, wall time.Duration) spread {
+	var sum, most time.Duration
+	for _, b := range busy {
+		sum += b
+		most = max(most, b)
+	}
+	s := spread{steals: -1}
+	if sum > 0 {
+		s.imbalance = float64(most) * float64(len(busy)) / float64(sum)
+	}
+	if wall > 0 {
+		s.utilization = float64(sum) / (float64(len(busy)) * float64(wall))
+	}
+	return s
+}
+
+// merge is how every strategy merges two workers' tables: shard by shard,
+// with par.For over the shards on the builder's pool. It is the same for
+// all, so that they differ only in how they split the files.
+func (b *builder) merge(x, y *table) *table { return merger(onPool(b.pool))(x, y) }
+
+// mergeTables merges the workers' tables, after reading their busy times.
+func (b *builder) mergeTables(tabs []*table) (*table, []time.Duration) {
+	busy := make([]time.Duration, len(tabs))
+	for w, t := range tabs {
+		busy[w] = t.busy
+	}
+	t := tabs[0]
+	for _, u := range tabs[1:] {
+		t = b.merge(t, u)
+	}
+	return t, busy
+}
+
+// buildStatic splits the files into P chunks of equal count, one goroutine
+// each: the files' sizes, and so their costs, are ignored.
+func buildStatic(b *builder) (*table, spread) {
+	start := time.Now()
+	n, c := len(b.c.docs), b.c
+	chunk := (n + b.P - 1) / b.P
+	tabs := make([]*table, b.P)
+	var wg sync.WaitGroup
+	for w := range tabs {
+		t := newTable()
+		tabs[w] = t
+		lo, hi := min(w*chunk, n), min((w+1)*chunk, n)
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				c.indexFile(t, i, b.m)
+				b.m.files.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	t, busy := b.mergeTables(tabs)
+	return t, handSpread(busy, time.Since(start))
+}
+
+// buildDynamic runs P goroutines that take dynamicChunk files at a time
+// from a shared atomic counter until none are left.
+func buildDynamic(b *builder) (*table, spread) {
+	start := time.Now()
+	n, c := len(b.c.docs), b.c
+	var next atomic.Int64
+	tabs := make([]*table, b.P)
+	var wg sync.WaitGroup
+	for w := range tabs {
+		t := newTable()
+		tabs[w] = t
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(dynamicChunk)) - dynamicChunk
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+dynamicChunk, n); i++ {
+					c.indexFile(t, i, b.m)
+					b.m.files.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t, busy := b.mergeTables(tabs)
+	return t, handSpread(busy, time.Since(start))
+}
+
+// buildSemaphore starts a goroutine per file, at most P at a time: the
+// semaphore is a channel of P term tables, so a goroutine holds one while it
+// reads and tokenises its file, and no table is used by two at once.
+func buildSemaphore(b *builder) (*table, spread) {
+	start := time.Now()
+	c := b.c
+	sem := make(chan *table, b.P)
+	for range b.P {
+		sem <- newTable()
+	}
+	var wg sync.WaitGroup
+	for i := range c.docs {
+		t := <-sem
+		wg.Go(func() {
+			c.indexFile(t, i, b.m)
+			b.m.files.Add(1)
+			sem <- t
+		})
+	}
+	wg.Wait()
+	close(sem)
+	var tabs []*table
+	for t := range sem {
+		tabs = append(tabs, t)
+	}
+	t, busy := b.mergeTables(tabs)
+	return t, handSpread(busy, time.Since(start))
+}
+
+// buildStealing is parloop's default: par.Fold over the files, one table
+// per worker, merged at the end.
+func buildStealing(b *builder) (*table, spread) {
+	c := b.c
+	return b.fold(func(t **table, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c.indexFile(*t, i, b.m)
+		}
+	})
+}
+
+// buildWeighted is parloop told the files' costs: the files' sizes.
+//
+// TODO(par.Weighted): par.Weighted(w []int64) is not in package par yet.
+// Until it is, this is par.Fold over the files sorted by size, largest
+// first, so the big files start early and the small ones fill in at the
+// end. Switch to par.Fold over the files in order with
+// par.Weighted(sizes) once it lands.
+func buildWeighted(b *builder) (*table, spread) {
+	c := b.c
+	order := make([]int, len(c.docs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(c.docs[j].Size, c.docs[i].Size) })
+	return b.fold(func(t **table, lo, hi int) {
+		for _, i := range order[lo:hi] {
+			c.indexFile(*t, i, b.m)
+		}
+	})
+}
+
+// fold runs body over the files with par.Fold on the builder's pool and
+// takes the spread from the pool's counters.
+func (b *builder) fold(body func(t **table, lo, hi int)) (*table, spread) {
+	b.pool.ResetStats()
+	t := par.Fold(len(b.c.docs), newTable, body, b.merge, par.On(b.pool), par.Track(&b.m.prog))
+	st := b.pool.Stats()
+	s := spread{imbalance: st.Imbalance, utilization: st.Utilization, steals: st.Callers.Steals}
+	for _, w := range st.Workers {
+		s.steals += w.Steals
+	}
+	return t, s
+}
