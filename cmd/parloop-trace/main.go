@@ -117,13 +117,13 @@ import (
 func main() {
 	svgOut := flag.String("svg", "", "write the timeline as SVG to `file`")
 	pngOut := flag.String("png", "", "write the timeline as PNG to `file`")
-	width := flag.Int("width", 1200, "width of the timeline's time axis, in `pixels`")
+	width := flag.Int("width", 1200, "width of the timeline's time axis, in `pixels` (100 to 20000)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: parloop-trace [-svg out.svg] [-png out.png] [-width pixels] trace.out\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() != 1 {
+	if flag.NArg() != 1 || *width < 100 || *width > 20000 {
 		flag.Usage()
 		os.Exit(2)
 	}

@@ -433,3 +433,39 @@ func TestCallsCutByTheTrace(t *testing.T) {
 		t.Errorf("the report does not mark the cut call:\n%s", out.String())
 	}
 }
+
+// Catches: a trace with no par call making the report or the pictures
+// fail (a division by zero, an empty axis).
+func TestNoCalls(t *testing.T) {
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Fatal(err)
+	}
+	sinkAdd(spin(1000))
+	trace.Stop()
+	a, err := analyze(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := report(&out, a); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.calls) != 0 || !strings.Contains(out.String(), "0 par calls") {
+		t.Errorf("%d calls; report:\n%s", len(a.calls), out.String())
+	}
+	l := newLayout(a, 300)
+	var svg, pic bytes.Buffer
+	if err := l.writeSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(svg.Bytes(), new(struct{})); err != nil {
+		t.Errorf("the SVG is not XML: %v", err)
+	}
+	if err := l.writePNG(&pic); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(&pic); err != nil {
+		t.Errorf("the PNG does not decode: %v", err)
+	}
+}
