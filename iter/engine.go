@@ -12,16 +12,20 @@ import (
 
 // state is one run of a pipeline: its context and its first error. Every
 // goroutine of the run reads stop before each item; fail and halt set it and
-// cancel ctx, which wakes the producer and the runners where they wait.
+// cancel ctx, which wakes the producer and the runners where they wait. A
+// cancelled parent context sets stop through an AfterFunc, which finish
+// waits for, so no goroutine of the run outlives it.
 type state struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	parent context.Context
-	undo   func() bool // unregisters the AfterFunc watching ctx
-	stop   atomic.Bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	parent  context.Context
+	undo    func() bool   // unregisters the AfterFunc watching parent
+	watched chan struct{} // closed when that AfterFunc has run
+	stop    atomic.Bool
 
-	mu  sync.Mutex
-	err error // the first error; guarded by mu
+	mu       sync.Mutex
+	err      error // the first error
+	finished bool  // finish has run; err is final
 }
 
 func newState(o *options) *state {
@@ -29,9 +33,12 @@ func newState(o *options) *state {
 	if parent == nil {
 		parent = context.Background()
 	}
-	st := &state{parent: parent}
+	st := &state{parent: parent, watched: make(chan struct{})}
 	st.ctx, st.cancel = context.WithCancel(parent)
-	st.undo = context.AfterFunc(st.ctx, func() { st.stop.Store(true) })
+	st.undo = context.AfterFunc(parent, func() {
+		st.stop.Store(true)
+		close(st.watched)
+	})
 	return st
 }
 
@@ -40,7 +47,7 @@ func (st *state) stopped() bool { return st.stop.Load() }
 // fail records err if it is the first error and stops the run.
 func (st *state) fail(err error) {
 	st.mu.Lock()
-	if st.err == nil {
+	if st.err == nil && !st.finished {
 		st.err = err
 	}
 	st.mu.Unlock()
@@ -53,23 +60,25 @@ func (st *state) halt() {
 	st.cancel()
 }
 
-// finish releases the run's context and returns its result: the first error,
-// else the parent context's error if it was cancelled while the run was
-// going on, else nil. Every goroutine of the run has stopped by then.
+// finish ends the run and returns its result: the first error, else the
+// parent context's error if it was cancelled while the run was going on,
+// else nil. It is called once every goroutine of the run has stopped, and
+// may be called again (a deferred call after a panic): it returns the same.
 func (st *state) finish() error {
-	if !st.undo() {
-		// The AfterFunc was started (the context was cancelled): it only
-		// stores stop, so wait for nothing but make sure it ran.
-		st.stop.Store(true)
-	}
 	st.mu.Lock()
-	err := st.err
-	st.mu.Unlock()
-	if err == nil && st.stopped() {
-		err = st.parent.Err()
+	defer st.mu.Unlock()
+	if st.finished {
+		return st.err
+	}
+	st.finished = true
+	if !st.undo() {
+		<-st.watched // the parent was cancelled: wait for the AfterFunc
+		if st.err == nil {
+			st.err = st.parent.Err()
+		}
 	}
 	st.cancel()
-	return err
+	return st.err
 }
 
 func (o *options) thePool() *par.Pool {
@@ -102,8 +111,8 @@ const (
 
 // sizer picks the size of the next batch from the cost per item the runners
 // measured: about batchTarget of work, growing at most twofold per batch from
-// a first batch of one item, so that neither a cheap nor an expensive item
-// is mis-sized for long.
+// batches of one item, so that neither a cheap nor an expensive item is
+// mis-sized for long.
 type sizer struct {
 	fixed int
 	last  int          // the producer's alone
@@ -114,9 +123,12 @@ func (s *sizer) next() int {
 	if s.fixed > 0 {
 		return s.fixed
 	}
-	n := 2 * s.last
+	// Until a runner has measured a batch, batches stay at one item: a
+	// blocking stage of a millisecond an item must not get a batch of
+	// thousands while the first measurement is pending.
+	n := 1
 	if c := s.cost.Load(); c > 0 {
-		n = min(n, int(int64(batchTarget)/c))
+		n = min(2*s.last, int(int64(batchTarget)/c))
 	}
 	n = min(max(n, 1), maxBatch)
 	s.last = n

@@ -511,6 +511,22 @@ func TestLimitBoundsConcurrency(t *testing.T) {
 	if err != nil || high.Load() > 5 {
 		t.Fatalf("%d stages at once under Limit(5), %v", high.Load(), err)
 	}
+	// Slow items from a stream spread over the runners rather than
+	// queueing in one big batch.
+	cur.Store(0)
+	high.Store(0)
+	err = Map(From(count(40), Limit(4)), func(v int) int {
+		n := cur.Add(1)
+		mu.Lock()
+		high.Store(max(high.Load(), n))
+		mu.Unlock()
+		time.Sleep(2 * time.Millisecond)
+		cur.Add(-1)
+		return v
+	}).ForEach(func(int) {})
+	if err != nil || high.Load() < 2 {
+		t.Fatalf("slow items never ran concurrently under Limit(4): %d, %v", high.Load(), err)
+	}
 }
 
 // Catches: the batch size failing to grow for cheap items or to shrink for

@@ -223,14 +223,8 @@ func (p Pipe[T]) Collect() (out []T, err error) {
 func (p Pipe[T]) All() Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		st := p.start()
+		defer st.finish() // after a panic or Goexit in a stage or the loop body
 		broke := false
-		defer func() {
-			err := st.finish()
-			if err != nil && !broke {
-				var zero T
-				yield(zero, err)
-			}
-		}()
 		p.stream(st, nil, func(b []T) bool {
 			for _, v := range b {
 				if !yield(v, nil) {
@@ -240,6 +234,10 @@ func (p Pipe[T]) All() Seq2[T, error] {
 			}
 			return true
 		})
+		if err := st.finish(); err != nil && !broke {
+			var zero T
+			yield(zero, err)
+		}
 	}
 }
 
