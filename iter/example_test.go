@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/parloop/parloop/iter"
 )
@@ -94,4 +96,30 @@ func ExamplePipe_Find() {
 	v, ok, err := iter.Range(1_000_000).Find(func(n int) bool { return n*n > 1000 })
 	fmt.Println(v, ok, err)
 	// Output: 32 true <nil>
+}
+
+// A lookup whose first attempt at one key stalls: a backup attempt starts
+// after 10 ms, wins, and the stalled attempt's context is cancelled. Limit
+// runs the blocking stage off the pool's workers.
+func ExampleHedged() {
+	var mu sync.Mutex
+	tries := map[string]int{}
+	lookup := func(ctx context.Context, key string) (int, error) {
+		mu.Lock()
+		tries[key]++
+		first := tries[key] == 1
+		mu.Unlock()
+		if key == "b" && first {
+			<-ctx.Done() // a straggler: it returns only when cancelled
+			return 0, ctx.Err()
+		}
+		return len(key) * 100, nil
+	}
+	keys := iter.Slice([]string{"a", "b", "cc"}, iter.Limit(8))
+	vals, err := iter.MapErr(keys, iter.Hedged(lookup, iter.Hedge{
+		After:   10 * time.Millisecond,
+		Timeout: 5 * time.Second,
+	})).Collect()
+	fmt.Println(vals, err, tries["b"])
+	// Output: [100 100 200] <nil> 2
 }

@@ -178,7 +178,9 @@ func From2[K, V any](seq Seq2[K, V], opts ...Option) Pipe[Pair[K, V]] {
 
 // Chan returns a pipeline over the values received from c until it is
 // closed. A batch is handed on as soon as c has nothing ready, so a slow
-// channel does not delay its items.
+// channel does not delay its items. A pipeline that stops early (an error,
+// a Find, a break) leaves the rest of c unread: its sender must not block
+// forever on a send.
 func Chan[T any](c <-chan T, opts ...Option) Pipe[T] {
 	if c == nil {
 		panic("iter: Chan with nil channel")

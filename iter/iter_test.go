@@ -626,3 +626,36 @@ func TestChanDoesNotHoldItems(t *testing.T) {
 		ack <- v
 	}
 }
+
+// Catches: Unordered still holding results back behind a slow item: here
+// item 0 waits until 20 later results have reached the consumer, which only
+// an unordered pipeline can deliver.
+func TestUnorderedDoesNotWait(t *testing.T) {
+	defer noLeaks(t)()
+	later := make(chan struct{})
+	p := Map(From(count(100), Unordered(), Limit(4), Batch(1), Window(32)), func(v int) int {
+		if v == 0 {
+			select {
+			case <-later:
+			case <-time.After(10 * time.Second):
+				panic("item 0 was never released: later results were held back")
+			}
+		}
+		return v
+	})
+	seen := 0
+	var got []int
+	for v, err := range p.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+		if seen++; seen == 20 {
+			close(later)
+		}
+	}
+	slices.Sort(got)
+	if len(got) != 100 || got[0] != 0 || got[99] != 99 {
+		t.Fatalf("got %d results", len(got))
+	}
+}

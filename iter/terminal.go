@@ -244,6 +244,9 @@ func (p Pipe[T]) All() Seq2[T, error] {
 // Find returns the first result of p in input order that satisfies pred,
 // and false if none does. Items after a match stop being evaluated.
 func (p Pipe[T]) Find(pred func(T) bool) (v T, found bool, err error) {
+	if pred == nil {
+		panic("iter: Find with nil pred")
+	}
 	q := p.Filter(pred)
 	q.o.unordered = false
 	st := q.start()
@@ -292,6 +295,9 @@ func (p Pipe[T]) Find(pred func(T) bool) (v T, found bool, err error) {
 // FindAny returns some result of p that satisfies pred, not necessarily the
 // first, and false if none does. The first match found stops the pipeline.
 func (p Pipe[T]) FindAny(pred func(T) bool) (v T, found bool, err error) {
+	if pred == nil {
+		panic("iter: FindAny with nil pred")
+	}
 	q := p.Filter(pred)
 	st := q.start()
 	defer func() {
@@ -318,6 +324,9 @@ func (p Pipe[T]) FindAny(pred func(T) bool) (v T, found bool, err error) {
 // Any reports whether some result of p satisfies pred, stopping at the first
 // that does.
 func (p Pipe[T]) Any(pred func(T) bool) (bool, error) {
+	if pred == nil {
+		panic("iter: Any with nil pred")
+	}
 	_, found, err := p.FindAny(pred)
 	return found, err
 }
