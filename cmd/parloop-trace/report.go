@@ -25,13 +25,8 @@ func report(w io.Writer, a *analysis) error {
 		fmtDur(a.span()), len(a.calls), a.pieces, len(a.workers))
 
 	// Calls: all of them, or the longest maxListed in trace order.
-	listed := a.calls
-	var rest []*call
-	if len(a.calls) > maxListed {
-		byWall := slices.Clone(a.calls)
-		slices.SortStableFunc(byWall, func(p, q *call) int { return cmp.Compare(q.wall, p.wall) })
-		listed, rest = byWall[:maxListed], byWall[maxListed:]
-		slices.SortFunc(listed, func(p, q *call) int { return cmp.Compare(p.seq, q.seq) })
+	listed, rest := a.longest()
+	if len(rest) > 0 {
 		fmt.Fprintf(w, "calls: the %d longest of %d, in trace order (the rest aggregated below)\n", maxListed, len(a.calls))
 	} else {
 		fmt.Fprintf(w, "calls:\n")
@@ -116,6 +111,19 @@ func report(w io.Writer, a *analysis) error {
 		fmt.Fprintf(w, "  unranged     %s with no range log\n", plural(a.unranged, "piece"))
 	}
 	return nil
+}
+
+// longest splits the calls into the maxListed longest, in trace order, and
+// the rest.
+func (a *analysis) longest() (listed, rest []*call) {
+	if len(a.calls) <= maxListed {
+		return a.calls, nil
+	}
+	byWall := slices.Clone(a.calls)
+	slices.SortStableFunc(byWall, func(p, q *call) int { return cmp.Compare(q.wall, p.wall) })
+	listed, rest = byWall[:maxListed], byWall[maxListed:]
+	slices.SortFunc(listed, func(p, q *call) int { return cmp.Compare(p.seq, q.seq) })
+	return listed, rest
 }
 
 // reportRest aggregates the calls not listed.

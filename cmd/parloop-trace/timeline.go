@@ -28,8 +28,10 @@ import (
 const (
 	labelW  = 64 // goroutine labels on the left
 	marginR = 16
-	marginT = 24   // title
-	axisH   = 32   // time axis below the rows
+	marginT = 24  // title
+	axisH   = 32  // time axis below the rows
+	legendW = 220 // a legend entry
+	legendH = 16
 	maxRows = 2048 // rows drawn at most: par's MaxWorkers, and as many callers
 )
 
@@ -44,7 +46,10 @@ type layout struct {
 	width     int
 	height    int
 	axisY     int
-	truncated int // rows not drawn
+	truncated int     // rows not drawn
+	legend    []*call // the calls named under the axis: the longest ones
+	legendY   int
+	perLine   int // legend entries per line
 }
 
 // rect is a piece, or a run of pieces narrower than a pixel, on one row.
@@ -89,7 +94,10 @@ func newLayout(a *analysis, plotW int) *layout {
 	}
 	l.width = labelW + l.plotW + marginR
 	l.axisY = marginT + len(l.rows)*(l.rowH+l.gap)
-	l.height = l.axisY + axisH
+	l.legend, _ = a.longest()
+	l.legendY = l.axisY + axisH
+	l.perLine = max(1, (l.plotW+labelW)/legendW)
+	l.height = l.legendY + (len(l.legend)+l.perLine-1)/l.perLine*legendH + 4
 
 	rowOf := map[xtrace.GoID]int{}
 	for i, w := range l.rows {
@@ -146,6 +154,11 @@ func (l *layout) title() string {
 		s += fmt.Sprintf(" (%d more goroutines not drawn)", l.truncated)
 	}
 	return s
+}
+
+// legendAt is where the legend entry i begins.
+func (l *layout) legendAt(i int) (x, y int) {
+	return labelW + i%l.perLine*legendW, l.legendY + i/l.perLine*legendH
 }
 
 // rowY is the top of row i.
@@ -281,6 +294,13 @@ func (l *layout) writeSVG(w io.Writer) error {
 		pf(`<line x1="%.2f" y1="%d" x2="%.2f" y2="%d" stroke="#333"/>`+"\n", x, l.axisY, x, l.axisY+5)
 		pf(`<text x="%.2f" y="%d" text-anchor="middle">%s</text>`+"\n", x, l.axisY+18, esc(fmtDur(t)))
 	}
+	pf("</g>\n")
+	pf(`<g class="legend">` + "\n")
+	for i, c := range l.legend {
+		x, y := l.legendAt(i)
+		pf(`<rect x="%d" y="%d" width="10" height="10" fill="%s"/>`, x, y, hex(callColor(c)))
+		pf(`<text x="%d" y="%d">%s</text>`+"\n", x+14, y+9, esc(fmt.Sprintf("#%d %s n=%s %s", c.seq, c.verb, fmtN(c), fmtDur(c.wall))))
+	}
 	pf("</g>\n</svg>\n")
 	return bw.Flush()
 }
@@ -326,6 +346,11 @@ func (l *layout) writePNG(w io.Writer) error {
 		s := fmtDur(t)
 		drawText(img, x-textWidth(s)/2, l.axisY+9, s, ink)
 	}
+	for i, c := range l.legend {
+		x, y := l.legendAt(i)
+		fill(img, image.Rect(x, y, x+10, y+10), callColor(c))
+		drawText(img, x+14, y, fmt.Sprintf("#%d", c.seq), ink)
+	}
 	return png.Encode(w, img)
 }
 
@@ -352,6 +377,7 @@ var glyphs = map[rune][5]string{
 	'8': {"111", "101", "111", "101", "111"},
 	'9': {"111", "101", "111", "001", "111"},
 	'.': {"000", "000", "000", "000", "010"},
+	'#': {"101", "111", "101", "111", "101"},
 	'g': {"000", "011", "101", "011", "110"},
 	'm': {"000", "000", "111", "111", "101"},
 	's': {"011", "100", "010", "001", "110"},
