@@ -1430,6 +1430,11 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		}
 		title = "Rewrite with " + verb
 	}
+	for _, imp := range ps.Pkg.Imports() {
+		if imp.Path() == "go.uber.org/goleak" {
+			msg += "; note: this package checks for leaked goroutines with goleak, which will report parloop's pool workers (they outlive the call) unless told to ignore them"
+		}
+	}
 	if fv := info.FileVersions[file]; fv != "" && version.Compare(fv, "go1.22") < 0 {
 		for _, v := range []*types.Var{keyVar, valueVar} {
 			if v != nil && ps.mentions(fl.lit, v, nil) {
