@@ -221,7 +221,9 @@ func measure(modver string) *Result {
 	// not exist outside the repository: use the required versions instead.
 	if o, err := run(dir, time.Minute, "go", "mod", "edit", "-json"); err == nil {
 		var gm struct {
-			Replace []struct{ Old, New struct{ Path, Version string } }
+			Replace []struct {
+				Old, New struct{ Path, Version string }
+			}
 		}
 		if json.Unmarshal([]byte(o), &gm) == nil {
 			for _, r := range gm.Replace {
