@@ -189,10 +189,11 @@ type job[T any] struct {
 // Blocking(runners+1)) pulls the source and sends jobs on work; runners
 // (bodies 1..runners) take jobs from work, run the stages over them and,
 // when consume is set, send them on done. The tokens channel holds one token
-// per job between the producer taking it (before it pulls the batch) and
-// the job's release (by the runner without consume, by the consumer after
-// consume with it), so at most window jobs exist at once; done has room for
-// window jobs, so a runner never blocks on it. Every wait selects on
+// per job from the producer taking it (once the batch is pulled, before the
+// job is sent) to the job's release (by the runner without consume, by the
+// consumer after consume with it), so at most window jobs exist at once,
+// besides the one batch the producer is filling; done has room for window
+// jobs, so a runner never blocks on it. Every wait selects on
 // st.ctx.Done(), and every body that ends abnormally (a panic, Goexit) halts
 // the run first, so no body waits for one that has stopped and par.For
 // returns. The reorder buffer holds only jobs that have tokens: at most

@@ -659,3 +659,48 @@ func TestUnorderedDoesNotWait(t *testing.T) {
 		t.Fatalf("got %d results", len(got))
 	}
 }
+
+// Catches: Values losing the error, yielding after it, or not stopping on
+// break.
+func TestValues(t *testing.T) {
+	defer noLeaks(t)()
+	var err error
+	var got []int
+	for v := range Map(From(count(1000)), func(v int) int { return v + 1 }).Values(&err) {
+		got = append(got, v)
+	}
+	if err != nil || len(got) != 1000 || got[999] != 1000 {
+		t.Fatalf("%d values, %v", len(got), err)
+	}
+	fail := func(_ context.Context, v int) (int, error) {
+		if v == 500 {
+			return 0, errBoom
+		}
+		return v, nil
+	}
+	got = got[:0]
+	for v := range MapErr(Range(1000), fail).Values(&err) {
+		got = append(got, v)
+	}
+	if !errors.Is(err, errBoom) || len(got) > 500 || !slices.Equal(got, want0(len(got))) {
+		t.Fatalf("%d values, %v; want at most the 500 before the error, in order", len(got), err)
+	}
+	err = nil
+	var stopped atomic.Bool
+	for v := range From(endless(&stopped, nil)).Values(&err) {
+		if v == 10 {
+			break
+		}
+	}
+	if err != nil || !stopped.Load() {
+		t.Fatalf("break: %v, source stopped %v", err, stopped.Load())
+	}
+}
+
+func want0(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}

@@ -241,6 +241,28 @@ func (p Pipe[T]) All() Seq2[T, error] {
 	}
 }
 
+// Values returns the results of p as an iter.Seq, as All does, for a loop
+// that needs no error in each step: if the pipeline fails, the loop ends
+// early and the error is stored in *err (which is otherwise left as it
+// was), as bufio.Scanner's Err reports after its loop. It panics if err is
+// nil.
+func (p Pipe[T]) Values(err *error) Seq[T] {
+	if err == nil {
+		panic("iter: Values with nil err")
+	}
+	return func(yield func(T) bool) {
+		for v, e := range p.All() {
+			if e != nil {
+				*err = e
+				return
+			}
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
 // Find returns the first result of p in input order that satisfies pred,
 // and false if none does. Items after a match stop being evaluated.
 func (p Pipe[T]) Find(pred func(T) bool) (v T, found bool, err error) {
