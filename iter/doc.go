@@ -1,8 +1,8 @@
 // Package iter runs pipelines over Go iterators, slices and channels in
 // parallel on a parloop pool: a source, any number of stages (Map, Filter,
 // FlatMap and their error forms), and one terminal (ForEach, Collect, Fold,
-// Reduce, Count, Sum, Min, Max, Any, Every, Find, FindAny, or All for a
-// range-over-func loop).
+// Reduce, Count, Sum, Min, Max, Any, Every, Find, FindAny, or All and
+// Values for a range-over-func loop).
 //
 // Its name is that of the standard package iter. Seq and Seq2 are aliases of
 // the standard types, so a file that imports this package alone can name
