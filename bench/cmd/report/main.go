@@ -8,7 +8,8 @@
 // It compiles the benchmarks once (go test -c) and runs them in phases (the
 // main suite over GOMAXPROCS 1..NumCPU, the goals, the experiments), each in
 // rounds of one process per GOMAXPROCS (see Phase), keeps each phase's output
-// in raw/, runs
+// in raw/, in the full run builds examples/tfidf and runs it 3 times
+// (raw/tfidf.txt), runs
 // benchstat over it when benchstat is installed, and generates the tables,
 // the per-workload findings and the plots from the numbers. The hand-written
 // analysis lives in ANALYSIS.md and is copied into RESULTS.md as it is.
@@ -97,6 +98,22 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 			Name: "blocking", Benches: []string{"Blocking"},
 			CPU: []int{maxp}, Rounds: expCount, Benchtime: mainTime, Short: quick,
 			Benchstat: []BenchstatView{{Title: "blocking bodies (-col /impl)", Col: "/impl"}},
+		},
+		// Weights and Fold: the skewed loop split by weight, and word
+		// counts over skewed documents, at 1 and the largest GOMAXPROCS.
+		Phase{
+			Name: "weighted", Benches: []string{"Weighted", "FoldDocs"},
+			CPU: ends, Rounds: mainCount, Benchtime: mainTime, Short: quick,
+			Benchstat: []BenchstatView{
+				{Title: "weighted partitioning (-col /impl)", Filter: ".name:Weighted", Col: "/impl"},
+				{Title: "word counts with Fold (-col /impl)", Filter: ".name:FoldDocs", Col: "/impl"},
+			},
+		},
+		// Tracing off and Track: small calls, paired by round as the goals.
+		Phase{
+			Name: "trace", Benches: []string{"TraceOff"},
+			CPU: ends, Rounds: goalCount, Benchtime: goalTime, Short: quick,
+			Benchstat: []BenchstatView{{Title: "tracing off, Track, tracing on (-col /impl)", Col: "/impl"}},
 		},
 	)
 	return ps
@@ -222,5 +239,9 @@ func runAll(cfg Config) error {
 			return err
 		}
 	}
-	return nil
+	if cfg.Quick {
+		_ = os.Remove(filepath.Join(cfg.Raw, tfidfRaw)) // not run: no stale runs under a quick report
+		return nil
+	}
+	return runTFIDF(cfg.Raw, tmp, &budget, os.Stderr)
 }

@@ -89,6 +89,8 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 	writeHeader(&b, md, cfg.Raw)
 	writeGoals(&b, sets["goals"], sets["goals2"], contentionWarning(cfg.Raw, "goals", "goals2"))
 	writeRows(&b, sets["main"], sets["rows"], sets["few"], sets["blocking"], contentionWarning(cfg.Raw, "rows", "few", "blocking"))
+	writeWeighted(&b, sets["weighted"], sets["trace"], contentionWarning(cfg.Raw, "weighted", "trace"))
+	writeTFIDF(&b, cfg.Raw, md["quick"] == "true")
 	b.WriteString(contentionWarning(cfg.Raw, "main"))
 	plots, err := writeSummary(&b, sets["main"], cfg.Out)
 	if err != nil {
@@ -106,7 +108,7 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 }
 
 // phaseNames are the phases whose raw outputs the report reads.
-var phaseNames = []string{"main", "goals", "goals2", "exp", "rows", "few", "blocking"}
+var phaseNames = []string{"main", "goals", "goals2", "exp", "rows", "few", "blocking", "weighted", "trace"}
 
 // placeholder tells whether the library the benchmarks compile against
 // (wherever the replace directive, or a -modfile in GOFLAGS, points) still
@@ -132,7 +134,7 @@ func writeHeader(b *strings.Builder, md meta, raw string) {
 	if md["quick"] == "true" {
 		b.WriteString("> **Quick preview** (`-quick`): one sample per benchmark, a short benchtime, and `go test -short`, " +
 			"which shrinks the heaviest workloads (mandelbrot 512×512, quicksort 1M, skewed costs / 4, tree with 500 root " +
-			"children, the unbalanced tree of 22k nodes, the uniform loop of the labels and blocking rows 1M, few items of 1 ms only) and leaves the goroutine-per-fork peer out of the fib(30) table. The sizes in the text below are " +
+			"children, the unbalanced tree of 22k nodes, the uniform loop of the labels, blocking and tracing rows 1M, few items of 1 ms only, documents of the word counts at most 32 KB; no TF-IDF runs) and leaves the goroutine-per-fork peer out of the fib(30) table. The sizes in the text below are " +
 			"the full run's; the numbers are indicative only.\n\n")
 	}
 	t := table{head: []string{"", ""}}
