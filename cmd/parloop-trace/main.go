@@ -41,14 +41,16 @@
 // ranges of a complete call tile [0, n); a call whose do not is reported.
 // Calls cut by the start or end of the trace are marked ~.
 //
-// With -svg or -png it also draws a timeline of the calls: one row per
-// goroutine that ran pieces, each piece a rectangle coloured by its call,
-// stolen pieces hatched and outlined, the pieces of calls nested in a body
-// inset inside the piece that made them, and a time axis (time since the
-// trace began). The SVG's rectangles name their call, range and duration
-// on hover. Pieces narrower than a pixel are merged with their neighbours
-// into runs of about a pixel (grey where the run mixes calls), so the
-// picture stays small however long the trace.
+// With -svg or -png it also draws a timeline of the calls: a band with each
+// call's span (task begin to end, in up to four lanes where calls overlap),
+// then one row per goroutine that ran pieces, each piece a rectangle
+// coloured by its call, stolen pieces hatched and outlined, the pieces of
+// calls nested in a body inset inside the piece that made them, and a time
+// axis (time since the trace began), and a legend of the longest calls'
+// colours. The SVG's rectangles name their call, range and duration on
+// hover. Pieces narrower than a pixel are merged with their neighbours into
+// runs of about a pixel (grey where the run mixes calls), so the picture
+// stays small however long the trace.
 //
 // # Getting a trace
 //

@@ -261,7 +261,8 @@ func TestPictures(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := xml.NewDecoder(&svg)
-	rows, rects := map[string]bool{}, 0
+	rows, rects, callRects := map[string]bool{}, 0, 0
+	var groups []string // the classes of the open g elements
 	for {
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -270,24 +271,40 @@ func TestPictures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the SVG is not XML: %v", err)
 		}
-		if se, ok := tok.(xml.StartElement); ok {
-			switch se.Name.Local {
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			switch tok.Name.Local {
 			case "g":
-				for _, at := range se.Attr {
-					if at.Name.Local == "data-goroutine" {
+				class := ""
+				for _, at := range tok.Attr {
+					switch at.Name.Local {
+					case "data-goroutine":
 						rows[at.Value] = true
+					case "class":
+						class = at.Value
 					}
 				}
+				groups = append(groups, class)
 			case "rect":
 				rects++
+				if len(groups) > 0 && groups[len(groups)-1] == "calls" {
+					callRects++
+				}
+			}
+		case xml.EndElement:
+			if tok.Name.Local == "g" {
+				groups = groups[:len(groups)-1]
 			}
 		}
 	}
 	if len(rows) != len(a.workers) {
 		t.Errorf("the SVG has %d rows; want one per goroutine that ran pieces, %d", len(rows), len(a.workers))
 	}
-	if rects < len(a.workers)+1 {
-		t.Errorf("the SVG has %d rectangles", rects)
+	if rects < len(a.workers)+a.pieces/10 {
+		t.Errorf("the SVG has %d rectangles for %d pieces", rects, a.pieces)
+	}
+	if callRects != len(a.calls) {
+		t.Errorf("the SVG's calls band has %d rectangles; want one per call, %d", callRects, len(a.calls))
 	}
 	var pic bytes.Buffer
 	if err := l.writePNG(&pic); err != nil {

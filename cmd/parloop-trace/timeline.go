@@ -32,6 +32,8 @@ const (
 	axisH   = 32  // time axis below the rows
 	legendW = 220 // a legend entry
 	legendH = 16
+	laneH   = 6    // a lane of the calls band above the rows
+	maxLane = 4    // lanes of the calls band at most
 	maxRows = 2048 // rows drawn at most: par's MaxWorkers, and as many callers
 )
 
@@ -46,8 +48,10 @@ type layout struct {
 	width     int
 	height    int
 	axisY     int
-	truncated int     // rows not drawn
-	legend    []*call // the calls named under the axis: the longest ones
+	truncated int      // rows not drawn
+	legend    []*call  // the calls named under the axis: the longest ones
+	callRects [][]rect // the calls' spans, task begin to end, per lane
+	rowsTop   int      // the first goroutine row
 	legendY   int
 	perLine   int // legend entries per line
 }
@@ -56,11 +60,12 @@ type layout struct {
 type rect struct {
 	x0, x1 float64 // in pixels from the plot's left edge
 	depth  int
-	call   *call // nil: pieces of several calls
+	call   *call // nil: pieces (or calls) of several calls
 	stolen int   // pieces stolen
-	pieces int
-	lo, hi int // the piece's range, for a single piece with one
-	ranged bool
+	pieces int   // pieces (or calls) in it
+	isCall bool  // a call's span rather than pieces
+	lo, hi int   // the range a single piece ran
+	ranged bool  // lo and hi are known
 	dur    time.Duration
 }
 
@@ -92,8 +97,14 @@ func newLayout(a *analysis, plotW int) *layout {
 	if first || l.to <= l.from {
 		l.from, l.to = a.start, max(a.end, a.start+1)
 	}
+	scale := float64(l.plotW) / float64(l.to-l.from)
+	l.layoutCalls(scale)
+	l.rowsTop = marginT + len(l.callRects)*laneH
+	if len(l.callRects) > 0 {
+		l.rowsTop += 6
+	}
 	l.width = labelW + l.plotW + marginR
-	l.axisY = marginT + len(l.rows)*(l.rowH+l.gap)
+	l.axisY = l.rowsTop + len(l.rows)*(l.rowH+l.gap)
 	l.legend, _ = a.longest()
 	l.legendY = l.axisY + axisH
 	l.perLine = max(1, (l.plotW+labelW)/legendW)
@@ -112,38 +123,64 @@ func newLayout(a *analysis, plotW int) *layout {
 		}
 	}
 	l.rects = make([][]rect, len(l.rows))
-	scale := float64(l.plotW) / float64(l.to-l.from)
 	for i, ps := range perRow {
 		slices.SortStableFunc(ps, func(p, q *piece) int { return cmp.Or(cmp.Compare(p.depth, q.depth), cmp.Compare(p.start, q.start)) })
 		var out []rect
 		for _, p := range ps {
 			x0 := math.Max(0, float64(p.start-l.from)*scale)
 			x1 := math.Min(float64(l.plotW), float64(p.end-l.from)*scale)
-			if x1 < x0 {
-				x1 = x0
-			}
-			r := rect{x0: x0, x1: x1, depth: p.depth, call: p.call, pieces: 1, lo: p.lo, hi: p.ranTo, ranged: p.hasRange && p.call.tileErr == nil, dur: p.dur()}
+			r := rect{x0: x0, x1: max(x0, x1), depth: p.depth, call: p.call, pieces: 1, lo: p.lo, hi: p.ranTo, ranged: p.hasRange && p.call.tileErr == nil, dur: p.dur()}
 			if p.stolen {
 				r.stolen = 1
 			}
-			if n := len(out); n > 0 {
-				cur := &out[n-1]
-				if cur.depth == r.depth && cur.x1-cur.x0 < 1 && r.x1-r.x0 < 1 && r.x0-cur.x1 < 1 {
-					cur.x1 = math.Max(cur.x1, r.x1)
-					if cur.call != r.call {
-						cur.call = nil
-					}
-					cur.stolen += r.stolen
-					cur.pieces++
-					cur.dur += r.dur
-					continue
-				}
-			}
-			out = append(out, r)
+			out = appendMerged(out, r)
 		}
 		l.rects[i] = out
 	}
 	return l
+}
+
+// layoutCalls lays out the calls' spans (task begin to end) in up to
+// maxLane lanes above the rows, a call in the first lane free at its
+// begin (or, all being taken, the one free soonest).
+func (l *layout) layoutCalls(scale float64) {
+	calls := slices.Clone(l.a.calls)
+	slices.SortStableFunc(calls, func(p, q *call) int { return cmp.Compare(p.begin, q.begin) })
+	var ends []xtrace.Time
+	for _, c := range calls {
+		lane := slices.IndexFunc(ends, func(e xtrace.Time) bool { return e <= c.begin })
+		if lane < 0 && len(ends) < maxLane {
+			lane = len(ends)
+			ends = append(ends, 0)
+			l.callRects = append(l.callRects, nil)
+		}
+		if lane < 0 {
+			lane = slices.Index(ends, slices.Min(ends))
+		}
+		ends[lane] = max(ends[lane], c.end)
+		x0 := math.Max(0, float64(c.begin-l.from)*scale)
+		x1 := math.Min(float64(l.plotW), float64(c.end-l.from)*scale)
+		l.callRects[lane] = appendMerged(l.callRects[lane], rect{x0: x0, x1: max(x0, x1), call: c, pieces: 1, isCall: true, dur: c.wall})
+	}
+}
+
+// appendMerged appends r to out, merged into out's last rectangle if both
+// are narrower than a pixel and less than a pixel apart.
+func appendMerged(out []rect, r rect) []rect {
+	if n := len(out); n > 0 {
+		cur := &out[n-1]
+		if cur.depth == r.depth && cur.x1-cur.x0 < 1 && r.x1-r.x0 < 1 && r.x0-cur.x1 < 1 {
+			cur.x1 = math.Max(cur.x1, r.x1)
+			if cur.call != r.call {
+				cur.call = nil
+			}
+			cur.stolen += r.stolen
+			cur.pieces += r.pieces
+			cur.dur += r.dur
+			return out
+		}
+	}
+	return append(out, r)
 }
 
 // title is the picture's caption.
@@ -162,7 +199,7 @@ func (l *layout) legendAt(i int) (x, y int) {
 }
 
 // rowY is the top of row i.
-func (l *layout) rowY(i int) int { return marginT + i*(l.rowH+l.gap) }
+func (l *layout) rowY(i int) int { return l.rowsTop + i*(l.rowH+l.gap) }
 
 // inset is how far a rectangle at depth d is inset from its row's edges.
 func (l *layout) inset(d int) int { return min(d*2, (l.rowH-1)/2) }
@@ -231,6 +268,11 @@ func hex(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.
 func (r *rect) title() string {
 	var b strings.Builder
 	switch {
+	case r.isCall && r.pieces == 1:
+		c := r.call
+		fmt.Fprintf(&b, "call #%d %s n=%s: wall %s, %d pieces (%d stolen) on %d goroutines", c.seq, c.verb, fmtN(c), fmtDur(c.wall), len(c.pieces), c.stolen, len(c.participants))
+	case r.isCall:
+		fmt.Fprintf(&b, "%d calls, %s in all", r.pieces, fmtDur(r.dur))
 	case r.pieces == 1:
 		fmt.Fprintf(&b, "call #%d %s", r.call.seq, r.call.verb)
 		if r.ranged {
@@ -265,6 +307,17 @@ func (l *layout) writeSVG(w io.Writer) error {
 	pf(`<style>text{font:11px sans-serif;fill:#333}</style>` + "\n")
 	pf(`<rect width="100%%" height="100%%" fill="#fff"/>` + "\n")
 	pf(`<text x="%d" y="16">%s</text>`+"\n", labelW, esc(l.title()))
+	if len(l.callRects) > 0 {
+		pf(`<g class="calls">` + "\n")
+		pf(`<text x="%d" y="%d" text-anchor="end">calls</text>`+"\n", labelW-6, marginT+len(l.callRects)*laneH/2+4)
+		for lane, rs := range l.callRects {
+			for _, r := range rs {
+				pf(`<rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"><title>%s</title></rect>`+"\n",
+					float64(labelW)+r.x0, marginT+lane*laneH, math.Max(r.x1-r.x0, 1), laneH-1, hex(callColor(r.call)), esc(r.title()))
+			}
+		}
+		pf("</g>\n")
+	}
 	for i, wk := range l.rows {
 		y := l.rowY(i)
 		pf(`<g class="row" data-goroutine="%d">`+"\n", wk.g)
@@ -310,6 +363,17 @@ func (l *layout) writePNG(w io.Writer) error {
 	img := image.NewRGBA(image.Rect(0, 0, l.width, l.height))
 	fill(img, img.Bounds(), color.RGBA{0xff, 0xff, 0xff, 0xff})
 	ink := color.RGBA{0x33, 0x33, 0x33, 0xff}
+	if len(l.callRects) > 0 {
+		drawText(img, labelW-6-textWidth("calls"), marginT+len(l.callRects)*laneH/2-5, "calls", ink)
+	}
+	for lane, rs := range l.callRects {
+		y := marginT + lane*laneH
+		for _, r := range rs {
+			x0 := labelW + int(math.Floor(r.x0))
+			x1 := max(labelW+int(math.Ceil(r.x1)), x0+1)
+			fill(img, image.Rect(x0, y, x1, y+laneH-1), callColor(r.call))
+		}
+	}
 	for i, wk := range l.rows {
 		y := l.rowY(i)
 		fill(img, image.Rect(labelW, y, labelW+l.plotW, y+l.rowH), color.RGBA{0xf2, 0xf2, 0xf2, 0xff})
@@ -364,7 +428,7 @@ func fill(img *image.RGBA, r image.Rectangle, c color.RGBA) {
 }
 
 // A 3×5 pixel font, drawn at twice the size, for the labels of the PNG:
-// digits and the letters of goroutine names and durations.
+// digits and the letters of goroutine names, durations and "calls".
 var glyphs = map[rune][5]string{
 	'0': {"111", "101", "101", "101", "111"},
 	'1': {"010", "110", "010", "010", "111"},
@@ -378,6 +442,9 @@ var glyphs = map[rune][5]string{
 	'9': {"111", "101", "111", "001", "111"},
 	'.': {"000", "000", "000", "000", "010"},
 	'#': {"101", "111", "101", "111", "101"},
+	'a': {"000", "110", "011", "101", "011"},
+	'c': {"000", "011", "100", "100", "011"},
+	'l': {"110", "010", "010", "010", "111"},
 	'g': {"000", "011", "101", "011", "110"},
 	'm': {"000", "000", "111", "111", "101"},
 	's': {"011", "100", "010", "001", "110"},
