@@ -28,6 +28,9 @@ const (
 	tfidfMark = "#> tfidf"
 )
 
+// tfidfArgs are the example's arguments (a test points -dir at a small tree).
+var tfidfArgs = []string{"-strategy", "all"}
+
 // libDir is the directory of the library the benchmarks compile against.
 func libDir() string {
 	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/parloop/parloop").Output(); err == nil {
@@ -62,10 +65,11 @@ func runTFIDF(raw, tmp string, budget *retryBudget, progress io.Writer) error {
 		return unavailable(fmt.Sprintf("go build ./examples/tfidf failed: %v\n%s", err, out))
 	}
 	var all bytes.Buffer
-	fmt.Fprintf(&all, "%s: %s -strategy all, %d runs, GOMAXPROCS unset (all CPUs)\n", tfidfMark, "tfidf", tfidfRuns)
+	args := strings.Join(tfidfArgs, " ")
+	fmt.Fprintf(&all, "%s: tfidf %s, %d runs, GOMAXPROCS unset (all CPUs)\n", tfidfMark, args, tfidfRuns)
 	for r := 1; r <= tfidfRuns; r++ {
 		for {
-			fmt.Fprintf(progress, "report: tfidf run %d/%d: tfidf -strategy all\n", r, tfidfRuns)
+			fmt.Fprintf(progress, "report: tfidf run %d/%d: tfidf %s\n", r, tfidfRuns, args)
 			before := takeCPUSnapshot()
 			out, status := runTFIDFOnce(bin)
 			span := spanOf(before, takeCPUSnapshot())
@@ -97,7 +101,7 @@ func runTFIDF(raw, tmp string, budget *retryBudget, progress io.Writer) error {
 func runTFIDFOnce(bin string) ([]byte, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), tfidfTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-strategy", "all")
+	cmd := exec.CommandContext(ctx, bin, tfidfArgs...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

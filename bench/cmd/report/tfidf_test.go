@@ -81,3 +81,38 @@ func TestWriteTFIDF(t *testing.T) {
 		t.Errorf("quick: %s", b.String())
 	}
 }
+
+// TestRunTFIDF builds the example where it exists and runs it on a small
+// tree (the library's par/), then renders what it kept.
+func TestRunTFIDF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds examples/tfidf")
+	}
+	raw, tmp := t.TempDir(), t.TempDir()
+	saved := tfidfArgs
+	tfidfArgs = []string{"-strategy", "all", "-dir", filepath.Join(libDir(), "par")}
+	defer func() { tfidfArgs = saved }()
+	var progress strings.Builder
+	if err := runTFIDF(raw, tmp, &retryBudget{}, &progress); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(raw, tfidfRaw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, why := parseTFIDFRaw(string(data))
+	if why != "" {
+		t.Skipf("examples/tfidf is not available: %s", firstLine(why))
+	}
+	if len(runs) != tfidfRuns {
+		t.Fatalf("%d runs kept, want %d:\n%s", len(runs), tfidfRuns, data)
+	}
+	for i, r := range runs {
+		if !r.table.ok || !strings.Contains(r.head, " | ok | ") {
+			t.Errorf("run %d: %q, table parsed %v:\n%s", i+1, r.head, r.table.ok, r.output)
+		}
+	}
+	var b strings.Builder
+	writeTFIDF(&b, raw, false)
+	t.Logf("%s", b.String())
+}
