@@ -228,8 +228,11 @@ func analyze(r io.Reader) (*analysis, error) {
 			}
 		}
 	}
-	// A call whose pieces were seen but whose begin was not, and which has
-	// no par type, is not reported.
+	// A task seen only through piece regions (its begin and end fell
+	// outside the trace, so its type is unknown) is not reported; its
+	// pieces count as orphans. par makes a call a task only if a trace is
+	// recording when it starts, so this takes a trace whose start was cut
+	// off (a flight recorder's window).
 	a.calls = slices.DeleteFunc(a.calls, func(c *call) bool { return c.verb == "?" && !c.hasBegin && !c.hasEnd })
 	slices.SortStableFunc(pieces, func(p, q *piece) int { return cmp.Compare(p.start, q.start) })
 	for _, p := range pieces {
