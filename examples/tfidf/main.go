@@ -75,15 +75,20 @@
 //	             the average, and the others waited for it at the end
 //	straggler    the slowest file over the median file: how skewed the items
 //	             are (the same corpus, so much the same for every strategy)
-//	utilization  the workers' busy time over P × the wall time to the merged
-//	             tables: the share of the CPUs the build used
+//	utilization  the workers' busy time over P × the wall time of the
+//	             parallel part: the share of the CPUs it used
 //	steals       pieces of work that parloop's workers stole from each other
 //	             (from Pool.Stats); "-" for the hand-written strategies
 //
-// For the hand-written strategies a worker's busy time is the time it spent
-// indexing files, measured around each file; for parloop it is the pool's
-// own count (Pool.Stats, after Pool.ResetStats), in which the calling
-// goroutine is one of the P workers. Static chunks by count put the large
+// Imbalance and utilization are of the parallel part, where the files are
+// read and tokenised. For the hand-written strategies a worker's busy time
+// is the time it spent indexing files, measured around each file, and the
+// wall time runs to the end of the last worker; for parloop both come from
+// the pool's own counters over the par.Fold call, its merge included
+// (Pool.Stats, after Pool.ResetStats), in which the calling goroutine is
+// one of the P workers. Every strategy merges the workers' tables the same
+// way (par.For over the tables' 64 shards), so they differ only in how they
+// split the files. Static chunks by count put the large
 // files wherever they happen to fall, so one goroutine works long after the
 // others are done: high imbalance, low utilization.
 package main

@@ -26,6 +26,7 @@ func startBar(w io.Writer, name string, files, bytes int64, m *meter) (stop func
 	bar := progressbar.NewOptions64(bytes,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionShowBytes(true),
+		progressbar.OptionShowCount(),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(barTick),

@@ -26,7 +26,9 @@ type builder struct {
 	m    *meter    // progress, for the bar
 }
 
-// spread is how evenly a build kept its workers busy, up to the merged table.
+// spread is how evenly a build kept its workers busy while it read and
+// tokenised: for the hand-written strategies up to the last worker's end,
+// for parloop's the whole par.Fold call (its merge included).
 type spread struct {
 	imbalance   float64 // max over mean of the workers' busy time
 	utilization float64 // sum of busy time over P times the wall time
@@ -65,7 +67,7 @@ func buildSequential(c *corpus, m *meter) *table {
 }
 
 // handSpread measures a hand-written build: busy[w] is the time worker w
-// spent indexing files, wall the time to the merged table.
+// spent indexing files, wall the time until the last worker was done.
 func handSpread(busy []time.Duration, wall time.Duration) spread {
 	var sum, most time.Duration
 	for _, b := range busy {
@@ -120,8 +122,9 @@ func buildStatic(b *builder) (*table, spread) {
 		})
 	}
 	wg.Wait()
+	wall := time.Since(start)
 	t, busy := b.mergeTables(tabs)
-	return t, handSpread(busy, time.Since(start))
+	return t, handSpread(busy, wall)
 }
 
 // buildDynamic runs P goroutines that take dynamicChunk files at a time
@@ -149,8 +152,9 @@ func buildDynamic(b *builder) (*table, spread) {
 		})
 	}
 	wg.Wait()
+	wall := time.Since(start)
 	t, busy := b.mergeTables(tabs)
-	return t, handSpread(busy, time.Since(start))
+	return t, handSpread(busy, wall)
 }
 
 // buildSemaphore starts a goroutine per file, at most P at a time: the
@@ -178,8 +182,9 @@ func buildSemaphore(b *builder) (*table, spread) {
 	for t := range sem {
 		tabs = append(tabs, t)
 	}
+	wall := time.Since(start)
 	t, busy := b.mergeTables(tabs)
-	return t, handSpread(busy, time.Since(start))
+	return t, handSpread(busy, wall)
 }
 
 // buildStealing is parloop's default: par.Fold over the files, one table
