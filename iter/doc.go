@@ -34,9 +34,15 @@
 //
 // # Blocking stages
 //
-// Limit(n) declares that the stages block (files, the network) and runs the
-// pipeline's batches on n goroutines of their own, started with par.Blocking,
-// off the pool's workers; batches of slow items shrink to one item each.
+// Limit(n) declares that work blocks (files, the network). Given to a stage
+// (Map, MapErr, Filter, FilterErr), it bounds that stage alone at n items at
+// once and gives the pipeline n more runners, so the CPU-bound stages keep
+// their own; given to a source, it runs the whole pipeline on n runners.
+// Runners are goroutines started with par.Blocking, off the pool's workers,
+// and batches of slow items shrink to one item each.
+//
+//	pages := iter.MapErr(iter.Slice(urls), fetch, iter.Limit(32))
+//	links := iter.FlatMap(iter.Map(pages, parse), slices.Values)
 // Hedged wraps an idempotent I/O stage for MapErr with a per-item timeout
 // and hedging (a backup attempt of an item that runs longer than a set time
 // or a quantile of the durations seen so far; the first success wins and the

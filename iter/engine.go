@@ -24,8 +24,9 @@ type state struct {
 	stop    atomic.Bool
 
 	mu       sync.Mutex
-	err      error // the first error
-	finished bool  // finish has run; err is final
+	err      error                  // the first error
+	finished bool                   // finish has run; err is final
+	gates    map[*int]chan struct{} // the semaphores of stages given Limit
 }
 
 func newState(o *options) *state {
@@ -43,6 +44,32 @@ func newState(o *options) *state {
 }
 
 func (st *state) stopped() bool { return st.stop.Load() }
+
+// gate returns the semaphore of the stage key for this run, with room for n
+// items: a stage given Limit(n) holds a place in it while its function runs.
+func (st *state) gate(key *int, n int) chan struct{} {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.gates == nil {
+		st.gates = map[*int]chan struct{}{}
+	}
+	g, ok := st.gates[key]
+	if !ok {
+		g = make(chan struct{}, n)
+		st.gates[key] = g
+	}
+	return g
+}
+
+// enter takes a place in g, and reports false if the run stopped first.
+func (st *state) enter(g chan struct{}) bool {
+	select {
+	case g <- struct{}{}:
+		return true
+	case <-st.ctx.Done():
+		return false
+	}
+}
 
 // fail records err if it is the first error and stops the run.
 func (st *state) fail(err error) {
@@ -94,7 +121,9 @@ func (o *options) runners() int {
 	if o.limit > 0 {
 		return o.limit
 	}
-	return max(1, o.thePool().Workers())
+	// A stage with a Limit of its own has that many runners more, so that
+	// items waiting in it do not hold up the CPU-bound stages.
+	return max(1, o.thePool().Workers()) + o.blocking
 }
 
 func (o *options) parOpts() []par.Option {

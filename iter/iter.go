@@ -53,6 +53,7 @@ type options struct {
 	window    int // batches in flight; 0: 4 per runner
 	batch     int // fixed batch size; 0: adaptive
 	limit     int // blocking runners; 0: CPU-bound, one runner per worker
+	blocking  int // the sum of the stages' Limits
 	ctx       context.Context
 	pool      *par.Pool
 }
@@ -80,14 +81,54 @@ func Batch(n int) Option {
 	return Option{func(o *options) { o.batch = n }}
 }
 
-// Limit declares that the stages block (on files, the network, sleeps) and
-// runs them on at most n goroutines of their own (par.Blocking), off the
-// pool's workers. It panics if n < 1.
+// Limit declares that work blocks (on files, the network, sleeps). Given to
+// a source, it runs the whole pipeline on n goroutines of their own
+// (par.Blocking), off the pool's workers. Given to a stage (Map, MapErr,
+// Filter, FilterErr), it lets at most n items be in that stage's function at
+// once, and adds n goroutines to the pipeline's runners, so that items
+// waiting in the stage do not hold up the CPU-bound stages. It panics if
+// n < 1.
 func Limit(n int) Option {
 	if n < 1 {
 		panic("iter: Limit(n) with n < 1")
 	}
 	return Option{func(o *options) { o.limit = n }}
+}
+
+// stageLimit returns the Limit among a stage's options (0 if none), and
+// panics if another option is given to the stage.
+func stageLimit(stage string, opts []Option) int {
+	if len(opts) == 0 {
+		return 0
+	}
+	o := makeOptions(opts)
+	if o != (options{limit: o.limit}) {
+		panic("iter: " + stage + " takes no option but Limit")
+	}
+	return o.limit
+}
+
+// limited returns f, run under the stage's Limit: taking a place in the
+// run's semaphore for the stage (key) around each call. ok is false if the
+// run stopped while f waited for a place.
+func limited[T, R any](st *state, key *int, n int, f func(T) R) func(T) (r R, ok bool) {
+	if n == 0 {
+		return func(v T) (R, bool) { return f(v), true }
+	}
+	g := st.gate(key, n)
+	return func(v T) (r R, ok bool) {
+		if !st.enter(g) {
+			return r, false
+		}
+		defer func() { <-g }()
+		return f(v), true
+	}
+}
+
+// withLimit is p with a stage's Limit counted in its runners.
+func withLimit[T any](p Pipe[T], n int) Pipe[T] {
+	p.o.blocking += n
+	return p
 }
 
 // Context makes the pipeline stop when ctx is cancelled, and hands (a child
@@ -271,26 +312,45 @@ func then[T, U any](p Pipe[T], stage func(st *state, down func(U) bool) func(T) 
 	return q
 }
 
-// Map returns the pipeline of f(v) for every result v of p.
-func Map[T, U any](p Pipe[T], f func(T) U) Pipe[U] {
+// Map returns the pipeline of f(v) for every result v of p. It takes the
+// Limit option, for an f that blocks.
+func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 	if f == nil {
 		panic("iter: Map with nil f")
 	}
-	return then(p, func(_ *state, down func(U) bool) func(T) bool {
-		return func(v T) bool { return down(f(v)) }
+	n, key := stageLimit("Map", opts), new(int)
+	return then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+		g := limited(st, key, n, f)
+		return func(v T) bool {
+			u, ok := g(v)
+			return ok && down(u)
+		}
 	})
 }
 
 // MapErr is Map for a function that can fail: the first error stops the
 // pipeline and is returned by its terminal. f gets the pipeline's context,
-// cancelled once the pipeline stops.
-func MapErr[T, U any](p Pipe[T], f func(context.Context, T) (U, error)) Pipe[U] {
+// cancelled once the pipeline stops. It takes the Limit option.
+func MapErr[T, U any](p Pipe[T], f func(context.Context, T) (U, error), opts ...Option) Pipe[U] {
 	if f == nil {
 		panic("iter: MapErr with nil f")
 	}
-	return then(p, func(st *state, down func(U) bool) func(T) bool {
-		return func(v T) bool {
+	n, key := stageLimit("MapErr", opts), new(int)
+	type result struct {
+		u   U
+		err error
+	}
+	return then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+		g := limited(st, key, n, func(v T) result {
 			u, err := f(st.ctx, v)
+			return result{u, err}
+		})
+		return func(v T) bool {
+			r, ok := g(v)
+			if !ok {
+				return false
+			}
+			u, err := r.u, r.err
 			if err != nil {
 				st.fail(err)
 				return false
@@ -300,25 +360,44 @@ func MapErr[T, U any](p Pipe[T], f func(context.Context, T) (U, error)) Pipe[U] 
 	})
 }
 
-// Filter returns the pipeline of the results v of p for which keep(v).
-func (p Pipe[T]) Filter(keep func(T) bool) Pipe[T] {
+// Filter returns the pipeline of the results v of p for which keep(v). It
+// takes the Limit option.
+func (p Pipe[T]) Filter(keep func(T) bool, opts ...Option) Pipe[T] {
 	if keep == nil {
 		panic("iter: Filter with nil keep")
 	}
-	return then(p, func(_ *state, down func(T) bool) func(T) bool {
-		return func(v T) bool { return !keep(v) || down(v) }
+	n, key := stageLimit("Filter", opts), new(int)
+	return then(withLimit(p, n), func(st *state, down func(T) bool) func(T) bool {
+		g := limited(st, key, n, keep)
+		return func(v T) bool {
+			k, ok := g(v)
+			return ok && (!k || down(v))
+		}
 	})
 }
 
 // FilterErr is Filter for a predicate that can fail, with the semantics of
-// MapErr.
-func (p Pipe[T]) FilterErr(keep func(context.Context, T) (bool, error)) Pipe[T] {
+// MapErr. It takes the Limit option.
+func (p Pipe[T]) FilterErr(keep func(context.Context, T) (bool, error), opts ...Option) Pipe[T] {
 	if keep == nil {
 		panic("iter: FilterErr with nil keep")
 	}
-	return then(p, func(st *state, down func(T) bool) func(T) bool {
-		return func(v T) bool {
+	n, key := stageLimit("FilterErr", opts), new(int)
+	type result struct {
+		ok  bool
+		err error
+	}
+	return then(withLimit(p, n), func(st *state, down func(T) bool) func(T) bool {
+		g := limited(st, key, n, func(v T) result {
 			ok, err := keep(st.ctx, v)
+			return result{ok, err}
+		})
+		return func(v T) bool {
+			r, entered := g(v)
+			if !entered {
+				return false
+			}
+			ok, err := r.ok, r.err
 			if err != nil {
 				st.fail(err)
 				return false

@@ -704,3 +704,45 @@ func want0(n int) []int {
 	}
 	return s
 }
+
+// Catches: a stage's Limit not bounding that stage, results reordered or
+// lost around it, or an option a stage cannot take being accepted.
+func TestStageLimit(t *testing.T) {
+	defer noLeaks(t)()
+	var cur, high atomic.Int64
+	var mu sync.Mutex
+	io := func(_ context.Context, v int) (int, error) {
+		n := cur.Add(1)
+		mu.Lock()
+		high.Store(max(high.Load(), n))
+		mu.Unlock()
+		time.Sleep(500 * time.Microsecond)
+		cur.Add(-1)
+		return v + 1, nil
+	}
+	for _, src := range sources[:3] {
+		cur.Store(0)
+		high.Store(0)
+		q := MapErr(Map(src.make(300), func(v int) int { return 2 * v }), io, Limit(3))
+		q = q.Filter(func(v int) bool { return v%3 != 0 }, Limit(2))
+		got, err := q.Collect()
+		var w []int
+		for v := range 300 {
+			if (2*v+1)%3 != 0 {
+				w = append(w, 2*v+1)
+			}
+		}
+		if err != nil || !slices.Equal(got, w) {
+			t.Fatalf("%s: %d results, %v", src.name, len(got), err)
+		}
+		if h := high.Load(); h > 3 || h < 2 {
+			t.Fatalf("%s: %d items at once in a Limit(3) stage", src.name, h)
+		}
+	}
+	defer func() {
+		if r, _ := recover().(string); !strings.Contains(r, "takes no option but Limit") {
+			t.Fatalf("Window on a stage: recovered %q", r)
+		}
+	}()
+	Map(Range(1), func(v int) int { return v }, Window(2))
+}

@@ -18,8 +18,10 @@ func (p *Pipe[T]) start() *state {
 }
 
 // indexed reports whether p runs as one par.ForRange over its index range
-// (an indexed source whose stages do not block).
-func (p *Pipe[T]) indexed() bool { return p.item != nil && p.o.limit == 0 }
+// (an indexed source with no Limit on it or on a stage).
+func (p *Pipe[T]) indexed() bool {
+	return p.item != nil && p.o.limit == 0 && p.o.blocking == 0
+}
 
 // each runs p and sends every result into a sink made by mk: once per piece
 // of the index range (indexed), or once per runner (streaming). The sinks of
