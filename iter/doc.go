@@ -43,6 +43,7 @@
 //
 //	pages := iter.MapErr(iter.Slice(urls), fetch, iter.Limit(32))
 //	links := iter.FlatMap(iter.Map(pages, parse), slices.Values)
+//
 // Hedged wraps an idempotent I/O stage for MapErr with a per-item timeout
 // and hedging (a backup attempt of an item that runs longer than a set time
 // or a quantile of the durations seen so far; the first success wins and the
