@@ -24,7 +24,8 @@ type Pair[K, V any] struct {
 // Pipe is a pipeline whose results are of type T: a source and the stages
 // applied to it so far. It is a value that describes the work; nothing runs
 // until a terminal (ForEach, Collect, All, ...) is called, and each terminal
-// call runs the whole pipeline once.
+// call runs the whole pipeline once. A source that can be read only once (a
+// channel, a Scanner, a one-shot Seq) gives its items to the first run.
 type Pipe[T any] struct {
 	o options
 	// n is the length of an indexed source, or -1 for a streaming one.

@@ -493,6 +493,17 @@ func TestNestingWithPar(t *testing.T) {
 			t.Fatalf("pipeline inside par.For body %d: %d", i, s)
 		}
 	}
+	// Pipelines inside the stages of a pipeline.
+	outer, err := Sum(Map(From(count(100)), func(v int) int {
+		s, err := Sum(Map(From(count(v)), func(w int) int { return w }))
+		if err != nil {
+			panic(err)
+		}
+		return s
+	}))
+	if err != nil || outer != 161700 {
+		t.Fatalf("nested pipelines: %d, %v", outer, err)
+	}
 }
 
 // Catches: Limit not bounding the concurrency of blocking stages.

@@ -91,6 +91,13 @@ func (p *Pool) wakeOne() {
 	s.signal()
 }
 
+// someoneIdle reports whether work offered by slot s now could be taken
+// soon: a worker sleeps or spins, or a thief asked s for work. Three
+// loads; for offers that are not worth making to a busy pool.
+func (p *Pool) someoneIdle(s *slot) bool {
+	return p.sleep.nSleepers.Load() != 0 || p.sleep.nSpinning.Load() != 0 || s.want.Load()
+}
+
 // wakeMany wakes up to k sleepers at once, whether or not somebody spins:
 // for work known to feed k workers at once (few expensive items split
 // down to single items, split.go), where waking them one after another,

@@ -66,8 +66,9 @@ const (
 // those a piece is split before its first grain, while the cost is unknown
 // (offerEarly):
 //
-//   - Few items: a call over n <= fewPerWorker*P items (P the pool's
-//     parallelism, at least 2). Nobody parallelises a handful of trivial
+//   - Few items: a call from outside the pool over n <= fewPerWorker*P
+//     items (P the pool's parallelism, at least 2). Nobody parallelises a
+//     handful of trivial
 //     items, so they are taken to be expensive; running the first one
 //     before offering the rest made For(2, f) with 200 ms bodies take
 //     400 ms. Every piece of such a call is split down to single items
@@ -78,8 +79,12 @@ const (
 //     children). Its first item may be a whole subtree; run first, it would
 //     hide the rest of every level until then, and the walk ran
 //     sequentially. Such a piece pushes its upper half before its first
-//     grain, if its slot's deque is empty (a slot that offers thieves
-//     something already offers older, larger work).
+//     grain if its slot's deque is empty (a slot that offers thieves
+//     something already offers older, larger work) and somebody could take
+//     it: a worker sleeps or spins, or a thief asked this slot (want,
+//     share.go). With every worker busy, a walk's millions of nested calls
+//     then offer nothing and cost no push; the first worker to run dry
+//     spins, asks, and is served at its victim's next nested call.
 //
 // A root call over many items (the tiny loop, a large uniform loop) never
 // offers early: its first grain is short, and offering would wake a
@@ -104,10 +109,10 @@ func (c *loopCore) shape(s *slot, guest bool, n int) {
 	switch {
 	case p == 1: // the pool shrank since the call began (runSolo took the rest)
 		c.solo = true
-	case n <= fewPerWorker*p:
-		c.early = earlySingle
 	case !guest:
 		c.early = earlyHalf
+	case n <= fewPerWorker*p:
+		c.early = earlySingle
 	}
 }
 
@@ -119,7 +124,7 @@ func (c *loopCore) shape(s *slot, guest bool, n int) {
 func (c *loopCore) offerEarly(s *slot, t *task, frame pieceRunner, newJoin func(*slot) *join) {
 	switch c.early {
 	case earlyHalf:
-		if int64(t.hi-t.lo) >= 2*c.minGrain && c.costMt.Load() == 0 && s.dq.Len() == 0 {
+		if int64(t.hi-t.lo) >= 2*c.minGrain && c.costMt.Load() == 0 && s.dq.Len() == 0 && c.pool.someoneIdle(s) {
 			c.split(s, t, frame, newJoin(s), t.lo)
 		}
 	case earlySingle:

@@ -35,6 +35,8 @@ type Config struct {
 	// RetryBudget is the time the run may spend running processes again
 	// because other processes took the machine meanwhile.
 	RetryBudget time.Duration
+	// TFIDF: build and run examples/tfidf after the phases (the full run).
+	TFIDF bool
 	// placeholder: the library measured is par's serial placeholder.
 	placeholder bool
 }
@@ -125,6 +127,7 @@ func main() {
 	count := flag.Int("count", 0, "rounds (samples per benchmark) of the main suite and experiments (default 3, quick 1)")
 	goalCount := flag.Int("goal-count", 0, "rounds (samples per benchmark) of the goals (default 10, quick 2)")
 	maxCPU := flag.Int("maxcpu", runtime.NumCPU(), "sweep GOMAXPROCS from 1 to this")
+	only := flag.String("only", "", "run only these phases (comma-separated names, \"tfidf\" for the TF-IDF runs), for a targeted run; use it with -out elsewhere, since RESULTS.md then lacks the other sections")
 	out := flag.String("out", ".", "directory for RESULTS.md and the plots")
 	flag.Parse()
 
@@ -150,7 +153,28 @@ func main() {
 	if *quick {
 		retry = 15 * time.Second
 	}
-	cfg := Config{Quick: *quick, Out: *out, Raw: filepath.Join(*out, "raw"), Phases: phases(*quick, cpus, mc, gc, ec, mt, gt), RetryBudget: retry}
+	cfg := Config{Quick: *quick, Out: *out, Raw: filepath.Join(*out, "raw"), Phases: phases(*quick, cpus, mc, gc, ec, mt, gt), RetryBudget: retry, TFIDF: !*quick}
+	if *only != "" {
+		keep := map[string]bool{}
+		for _, name := range strings.Split(*only, ",") {
+			keep[strings.TrimSpace(name)] = true
+		}
+		var ps []Phase
+		for _, p := range cfg.Phases {
+			if keep[p.Name] {
+				ps = append(ps, p)
+			}
+		}
+		cfg.Phases, cfg.TFIDF = ps, cfg.TFIDF && keep["tfidf"]
+		if len(ps) == 0 && !cfg.TFIDF {
+			fmt.Fprintf(os.Stderr, "report: -only %s names no phase\n", *only)
+			os.Exit(2)
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+	}
 
 	began := time.Now()
 	cfg.placeholder = placeholder() // before the run: the library may change under a long run
@@ -239,8 +263,8 @@ func runAll(cfg Config) error {
 			return err
 		}
 	}
-	if cfg.Quick {
-		_ = os.Remove(filepath.Join(cfg.Raw, tfidfRaw)) // not run: no stale runs under a quick report
+	if !cfg.TFIDF {
+		_ = os.Remove(filepath.Join(cfg.Raw, tfidfRaw)) // not run: no stale runs in this report
 		return nil
 	}
 	return runTFIDF(cfg.Raw, tmp, &budget, os.Stderr)
