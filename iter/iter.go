@@ -142,8 +142,9 @@ func Context(ctx context.Context) Option {
 	return Option{func(o *options) { o.ctx = ctx }}
 }
 
-// On runs the pipeline on pool p rather than the default pool. It panics if
-// p is nil.
+// On runs the pipeline on pool p rather than the default pool: an indexed
+// pipeline splits on p's workers, and a streaming one has one runner per
+// worker of p. It panics if p is nil.
 func On(p *par.Pool) Option {
 	if p == nil {
 		panic("iter: On(p) with nil p")
