@@ -757,3 +757,27 @@ func TestStageLimit(t *testing.T) {
 	}()
 	Map(Range(1), func(v int) int { return v }, Window(2))
 }
+
+// Catches: On(p) ignored: a streaming pipeline must have one runner per
+// worker of p, and an indexed one must run on p.
+func TestOnPool(t *testing.T) {
+	p := par.NewPool(par.Workers(2))
+	defer p.Close()
+	var cur, high atomic.Int64
+	var mu sync.Mutex
+	slow := func(v int) int {
+		n := cur.Add(1)
+		mu.Lock()
+		high.Store(max(high.Load(), n))
+		mu.Unlock()
+		time.Sleep(200 * time.Microsecond)
+		cur.Add(-1)
+		return v
+	}
+	if s, err := Sum(Map(From(count(100), On(p)), slow)); err != nil || s != 4950 || high.Load() > 2 {
+		t.Fatalf("From on a 2-worker pool: sum %d, %v, %d at once", s, err, high.Load())
+	}
+	if s, err := Sum(Map(Range(100, On(p)), slow)); err != nil || s != 4950 || high.Load() > 2 {
+		t.Fatalf("Range on a 2-worker pool: sum %d, %v, %d at once", s, err, high.Load())
+	}
+}
