@@ -107,7 +107,6 @@ import (
 	"runtime/trace"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/parloop/parloop/par"
@@ -338,8 +337,6 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 	if o.bar {
 		stop = startBar(stderr, name, int64(len(c.docs)), c.bytes, m)
 	}
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(0, &ru0)
 	start := time.Now()
 	var t *table
 	var sp spread
@@ -354,9 +351,6 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 	}
 	x, err := c.finish(t, each)
 	elapsed := time.Since(start)
-	syscall.Getrusage(0, &ru1)
-	cpu := time.Duration(syscall.TimevalToNsec(ru1.Utime)-syscall.TimevalToNsec(ru0.Utime)+syscall.TimevalToNsec(ru1.Stime)-syscall.TimevalToNsec(ru0.Stime))
-	fmt.Fprintf(os.Stderr, "DEBUG %s wall %v cpu %v\n", name, elapsed, cpu)
 	stop()
 	if err != nil {
 		return result{}, err
