@@ -235,7 +235,7 @@ func (p *Pool) resizeLocked(n int) {
 // pieces): it would wait for its own thread. Closing the default pool makes
 // the next call without On start a new default pool (see Default).
 func (p *Pool) Close() {
-	l := p.init()
+	p.init()
 	k := goroutineKey()
 	if s := lookupWorker(k); s != nil && s.pool == p {
 		panic("par: Pool.Close called from a body running on that pool's worker: it would wait for itself; close the pool after the call returns")
@@ -250,7 +250,7 @@ func (p *Pool) Close() {
 		return
 	}
 	p.closed.Store(true) // before the wake-ups below: see sleep.go
-	l = p.layout.Load()
+	l := p.layout.Load()
 	p.mu.Unlock()
 	for _, s := range l.workers {
 		s.signal()

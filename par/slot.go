@@ -2,7 +2,6 @@ package par
 
 import (
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/parloop/parloop/par/internal/deque"
 	"golang.org/x/sys/cpu"
@@ -47,10 +46,8 @@ type slot struct {
 
 	// tree is the call tree of the task the slot runs now (0: none, a
 	// worker between tasks); a slot that waits runs only tasks of its tree
-	// (steal.go). labels is the pprof label set its goroutine runs under.
-	// Both owner-only.
-	tree   uint64
-	labels unsafe.Pointer
+	// (steal.go). Owner-only.
+	tree uint64
 
 	// unflushedPieces counts pieces and forks run on this slot and not yet
 	// added to stats.pieces. It is a plain owner-only counter, published by
