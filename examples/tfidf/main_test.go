@@ -249,7 +249,7 @@ func TestOutput(t *testing.T) {
 	}
 
 	out.Reset()
-	if rc := run([]string{"-dir", dir, "-strategy", "all", "-k", "3", "goroutine", "Channel"}, &out, &errb); rc != 0 {
+	if rc := run([]string{"-dir", dir, "-strategy", "all", "-runs", "2", "-k", "3", "goroutine", "Channel"}, &out, &errb); rc != 0 {
 		t.Fatalf("-strategy all: exit %d: %s", rc, errb.String())
 	}
 	header := regexp.MustCompile(`(?m)^strategy +time +speedup +imbalance +straggler +utilization +steals$`)
@@ -284,7 +284,7 @@ func TestFlags(t *testing.T) {
 	if !strings.Contains(errb.String(), "-strategy") {
 		t.Errorf("-h does not list the flags:\n%s", errb.String())
 	}
-	for _, args := range [][]string{{"-strategy", "random"}, {"-k", "0"}, {"-nosuchflag"}} {
+	for _, args := range [][]string{{"-strategy", "random"}, {"-k", "0"}, {"-runs", "0"}, {"-nosuchflag"}} {
 		if rc := run(args, &out, &errb); rc != 2 {
 			t.Errorf("%q: exit %d; want 2", args, rc)
 		}
