@@ -91,14 +91,18 @@ func hedge[T, U any](ctx context.Context, f func(context.Context, T) (U, error),
 		go func() {
 			start := time.Now()
 			var a attempt[U]
+			returned := false
 			defer func() {
 				if r := recover(); r != nil {
 					a.panic = r
+				} else if !returned {
+					a.panic = "iter: runtime.Goexit in a Hedged attempt (it runs on a goroutine of its own)"
 				}
 				a.took = time.Since(start)
 				results <- a
 			}()
 			a.u, a.err = f(actx, v)
+			returned = true
 		}()
 	}
 	launch()
