@@ -95,6 +95,7 @@ func shardOfTerm(term string) int {
 type corpus struct {
 	root     string
 	docs     []Doc
+	sizes    []int64 // the files' sizes, par.Weighted's weights
 	bytes    int64
 	itemTime []time.Duration
 }
@@ -119,6 +120,7 @@ func walk(root string) (*corpus, error) {
 			return err
 		}
 		c.docs = append(c.docs, Doc{Path: filepath.ToSlash(rel), Size: info.Size()})
+		c.sizes = append(c.sizes, info.Size())
 		c.bytes += info.Size()
 		return nil
 	})

@@ -62,8 +62,8 @@
 //	semaphore  a goroutine per file, with a semaphore of P around its read and
 //	           tokenise (the semaphore is a channel of P term tables)
 //	stealing   parloop's default: par.Fold over the files, on a pool of P
-//	weighted   parloop told each file's cost, its size: for now par.Fold over
-//	           the files largest first (par.Weighted is not in par yet)
+//	weighted   parloop told each file's cost, its size: par.Fold with
+//	           par.Weighted(sizes), so pieces are cut at equal bytes, not files
 //
 // # The table
 //

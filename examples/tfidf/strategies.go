@@ -1,8 +1,6 @@
 package main
 
 import (
-	"cmp"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,7 +42,7 @@ var strategies = []strategy{
 	{"dynamic", "P goroutines taking chunks of 16 files from an atomic counter", buildDynamic},
 	{"semaphore", "a goroutine per file, a semaphore of P around read+tokenise", buildSemaphore},
 	{"stealing", "par.Fold, parloop's default", buildStealing},
-	{"weighted", "par.Fold over the files largest first", buildWeighted},
+	{"weighted", "par.Fold with par.Weighted(file sizes)", buildWeighted},
 }
 
 func strategyNamed(name string) (strategy, bool) {
@@ -198,32 +196,24 @@ func buildStealing(b *builder) (*table, spread) {
 	})
 }
 
-// buildWeighted is parloop told the files' costs: the files' sizes.
-//
-// TODO(par.Weighted): par.Weighted(w []int64) is not in package par yet.
-// Until it is, this is par.Fold over the files sorted by size, largest
-// first, so the big files start early and the small ones fill in at the
-// end. Switch to par.Fold over the files in order with
-// par.Weighted(sizes) once it lands.
+// buildWeighted is parloop told each file's expected cost, its size:
+// par.Fold over the files in order with par.Weighted(sizes), so that the
+// pieces are cut at equal bytes rather than equal counts of files.
 func buildWeighted(b *builder) (*table, spread) {
 	c := b.c
-	order := make([]int, len(c.docs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(c.docs[j].Size, c.docs[i].Size) })
 	return b.fold(func(t **table, lo, hi int) {
-		for _, i := range order[lo:hi] {
+		for i := lo; i < hi; i++ {
 			c.indexFile(*t, i, b.m)
 		}
-	})
+	}, par.Weighted(c.sizes))
 }
 
-// fold runs body over the files with par.Fold on the builder's pool and
-// takes the spread from the pool's counters.
-func (b *builder) fold(body func(t **table, lo, hi int)) (*table, spread) {
+// fold runs body over the files with par.Fold on the builder's pool, with
+// opts besides, and takes the spread from the pool's counters.
+func (b *builder) fold(body func(t **table, lo, hi int), opts ...par.Option) (*table, spread) {
 	b.pool.ResetStats()
-	t := par.Fold(len(b.c.docs), newTable, body, b.merge, par.On(b.pool), par.Track(&b.m.prog))
+	opts = append(opts, par.On(b.pool), par.Track(&b.m.prog))
+	t := par.Fold(len(b.c.docs), newTable, body, b.merge, opts...)
 	st := b.pool.Stats()
 	s := spread{imbalance: st.Imbalance, utilization: st.Utilization, steals: st.Callers.Steals}
 	for _, w := range st.Workers {
