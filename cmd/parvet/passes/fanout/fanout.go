@@ -988,6 +988,15 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		return
 	}
 
+	// A package that checks for leaked goroutines would report parloop's
+	// pool workers, which outlive the call.
+	for _, imp := range ps.Pkg.Imports() {
+		if imp.Path() == "go.uber.org/goleak" {
+			report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the package checks for leaked goroutines with goleak, which would report parloop's pool workers (they outlive the call); tell goleak to ignore them first", verb))
+			return
+		}
+	}
+
 	// Blocking?
 	ignore := map[types.Object]bool{}
 	if fl.sem != nil {
@@ -1429,11 +1438,6 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 			msg += "; the goroutine limit is dropped, the pool bounds the parallelism"
 		}
 		title = "Rewrite with " + verb
-	}
-	for _, imp := range ps.Pkg.Imports() {
-		if imp.Path() == "go.uber.org/goleak" {
-			msg += "; note: this package checks for leaked goroutines with goleak, which will report parloop's pool workers (they outlive the call) unless told to ignore them"
-		}
 	}
 	if fv := info.FileVersions[file]; fv != "" && version.Compare(fv, "go1.22") < 0 {
 		for _, v := range []*types.Var{keyVar, valueVar} {
