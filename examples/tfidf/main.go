@@ -225,7 +225,7 @@ func (o *options) profiled(stdout, stderr io.Writer) (err error) {
 // result is one build's figures.
 type result struct {
 	name   string
-	x      *Index
+	x      *Index // dropped once checked
 	time   time.Duration
 	spread spread
 	items  []time.Duration // each file's indexing time
@@ -243,55 +243,70 @@ func (o *options) main(stdout, stderr io.Writer) error {
 
 	ctx := context.Background()
 	terms := queryTerms(o.query)
-	var runs []result
-	pprof.Do(ctx, pprof.Labels("phase", "index"), func(context.Context) {
-		names := []string{o.strategy}
-		if o.strategy == "all" {
-			names = nil
-			for _, s := range strategies {
-				names = append(names, s.name)
-			}
+	names := []string{o.strategy}
+	if o.strategy == "all" {
+		names = nil
+		for _, s := range strategies {
+			names = append(names, s.name)
 		}
-		if o.seq || o.strategy == "all" {
-			names = append([]string{"sequential"}, names...)
-		}
-		if o.strategy != "all" {
-			// The parallel build first, as the command's answer.
-			slices.Reverse(names)
-		}
-		for _, name := range names {
-			var best result
-			for rep := range o.runs {
-				r, e := o.build(c, name, pool, stderr)
-				if err = e; err != nil {
-					return
-				}
-				if rep == 0 || r.time < best.time {
-					best = r
-				}
-			}
-			runs = append(runs, best)
-		}
-	})
-	if err != nil {
-		return err
 	}
-	fmt.Fprintf(stdout, "indexed %d files, %.1f MB, %d terms, under %s\n", len(c.docs), float64(c.bytes)/1e6, runs[0].x.Terms(), o.dir)
+	if o.seq || o.strategy == "all" {
+		names = append([]string{"sequential"}, names...)
+	}
+	if o.strategy != "all" {
+		// The parallel build first, as the command's answer.
+		slices.Reverse(names)
+	}
 
-	// The answers, from every build's index: they must all be the same.
-	var hits [][]Hit
-	var matched []int
-	var qtime time.Duration
-	pprof.Do(ctx, pprof.Labels("phase", "query"), func(context.Context) {
-		for i, r := range runs {
-			start := time.Now()
-			h, m := r.x.Search(terms, o.k, par.On(pool))
-			if i == 0 {
-				qtime = time.Since(start)
+	// Every build's index, and its answer to the query, must be the same
+	// as the first build's. Only the first index is kept.
+	var (
+		first   *Index
+		hits    []Hit
+		matched int
+		qtime   time.Duration
+		runs    []result
+		bad     []string
+		builds  int
+	)
+	for _, name := range names {
+		var best result
+		for rep := range o.runs {
+			var r result
+			pprof.Do(ctx, pprof.Labels("phase", "index"), func(context.Context) {
+				r, err = o.build(c, name, pool, stderr)
+			})
+			if err != nil {
+				return err
 			}
-			hits, matched = append(hits, h), append(matched, m)
+			var h []Hit
+			var m int
+			pprof.Do(ctx, pprof.Labels("phase", "query"), func(context.Context) {
+				start := time.Now()
+				h, m = r.x.Search(terms, o.k, par.On(pool))
+				if first == nil {
+					qtime = time.Since(start)
+				}
+			})
+			builds++
+			if first == nil {
+				first, hits, matched = r.x, h, m
+			} else {
+				if d := diff(first, r.x); d != "" {
+					bad = append(bad, fmt.Sprintf("%s's index differs from %s's: %s", name, names[0], d))
+				}
+				if m != matched || !slices.Equal(h, hits) {
+					bad = append(bad, fmt.Sprintf("%s's answer differs from %s's", name, names[0]))
+				}
+			}
+			r.x = nil
+			if rep == 0 || r.time < best.time {
+				best = r
+			}
 		}
-	})
+		runs = append(runs, best)
+	}
+	fmt.Fprintf(stdout, "indexed %d files, %.1f MB, %d terms, under %s\n", len(c.docs), float64(c.bytes)/1e6, first.Terms(), o.dir)
 
 	var seq *result
 	for i := range runs {
@@ -309,24 +324,12 @@ func (o *options) main(stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "sequential: %v, speedup %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), seq.time.Seconds()/r.time.Seconds(), runtime.GOMAXPROCS(0))
 		}
 	}
-	var bad []string
-	for i, r := range runs {
-		if r.x == runs[0].x {
-			continue
-		}
-		if d := diff(runs[0].x, r.x); d != "" {
-			bad = append(bad, fmt.Sprintf("%s's index differs from %s's: %s", r.name, runs[0].name, d))
-		}
-		if matched[i] != matched[0] || !slices.Equal(hits[i], hits[0]) {
-			bad = append(bad, fmt.Sprintf("%s's answer differs from %s's", r.name, runs[0].name))
-		}
-	}
-	if len(runs) > 1 && len(bad) == 0 {
-		fmt.Fprintf(stdout, "the %d builds' indexes and answers are identical\n", len(runs))
+	if builds > 1 && len(bad) == 0 {
+		fmt.Fprintf(stdout, "the %d builds' indexes and answers are identical\n", builds)
 	}
 
-	fmt.Fprintf(stdout, "\ntop %d of %d matching files for %q (%v):\n", len(hits[0]), matched[0], strings.Join(terms, " "), qtime.Round(time.Microsecond))
-	for i, h := range hits[0] {
+	fmt.Fprintf(stdout, "\ntop %d of %d matching files for %q (%v):\n", len(hits), matched, strings.Join(terms, " "), qtime.Round(time.Microsecond))
+	for i, h := range hits {
 		fmt.Fprintf(stdout, "%3d  %8.4f  %s\n", i+1, h.Score, h.Path)
 	}
 	if len(bad) > 0 {

@@ -266,7 +266,7 @@ func TestOutput(t *testing.T) {
 			t.Errorf("-strategy all: no row for %s:\n%s", name, out.String())
 		}
 	}
-	if !strings.Contains(out.String(), "the 6 builds' indexes and answers are identical") {
+	if !strings.Contains(out.String(), "the 12 builds' indexes and answers are identical") {
 		t.Errorf("-strategy all does not report the builds identical:\n%s", out.String())
 	}
 	if all := hitsOf(t, out.String()); !slices.EqualFunc(all, hits[:3], slices.Equal) {
