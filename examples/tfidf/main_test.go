@@ -408,3 +408,31 @@ func inFunc(s *profile.Sample, fn string) bool {
 	}
 	return false
 }
+
+// Catches: -strategy all that reports a build that differs from the
+// sequential one as fine, or exits 0 on it.
+func TestMismatchFails(t *testing.T) {
+	dir := t.TempDir()
+	makeCorpus(t, dir, 40, 1)
+	saved := strategies
+	defer func() { strategies = saved }()
+	strategies = append(slices.Clone(saved), strategy{"broken", "static, but one posting is lost", func(b *builder) (*table, spread) {
+		t, sp := buildStatic(b)
+		for s := range t.shards {
+			for k, ps := range t.shards[s].lists {
+				if len(ps) > 1 {
+					t.shards[s].lists[k] = ps[1:]
+					return t, sp
+				}
+			}
+		}
+		return t, sp
+	}})
+	var out, errb bytes.Buffer
+	if rc := run([]string{"-dir", dir, "-strategy", "all"}, &out, &errb); rc != 1 {
+		t.Errorf("a build that differs: exit %d; want 1\n%s", rc, out.String())
+	}
+	if !strings.Contains(errb.String(), "broken's index differs from sequential's") {
+		t.Errorf("the mismatch is not reported:\n%s", errb.String())
+	}
+}
