@@ -1,6 +1,6 @@
 // Command tfidf indexes a source tree for TF-IDF search in parallel and
 // answers a query with the ten best files, to show how parloop balances a
-// loop whose items differ in cost by five orders of magnitude.
+// loop whose items differ in cost by orders of magnitude.
 //
 //	go run ./examples/tfidf                                # index $(go env GOROOT)/src, ask "goroutine channel select"
 //	go run ./examples/tfidf -dir . mutex unlock            # any directory, any query
@@ -28,10 +28,17 @@
 // same on every run.
 //
 // Before the timed builds every file is read once, so that they all run on
-// a warm file cache. The collector runs at GOGC=400 unless GOGC is set. Indexing runs under the pprof label phase=index and the
-// query under phase=query; par runs each piece under its caller's labels,
-// so with -cpuprofile, `go tool pprof -tagfocus phase=index` shows the
-// workers' samples as well as the caller's.
+// a warm file cache. The collector runs at GOGC=400 unless GOGC is set.
+// Indexing runs under the pprof label phase=index and the query under
+// phase=query; par runs each piece under its caller's labels, so with
+// -cpuprofile, `go tool pprof -tagfocus phase=index` shows the workers'
+// samples as well as the caller's.
+//
+// By default it builds the index with parloop's default strategy, then
+// sequentially, checks that the two indexes and answers are the same, and
+// prints the parallel build's time, imbalance and utilization, the
+// sequential time and the speedup, then the answer: rank, score and path
+// (relative to -dir) of each file.
 //
 // # Flags
 //
@@ -91,9 +98,16 @@
 // (Pool.Stats, after Pool.ResetStats), in which the calling goroutine is
 // one of the P workers. Every strategy merges the workers' tables the same
 // way (par.For over the tables' 64 shards), so they differ only in how they
-// split the files. Static chunks by count put the large
-// files wherever they happen to fall, so one goroutine works long after the
-// others are done: high imbalance, low utilization.
+// split the files.
+//
+// Static chunks by count put the large files wherever they happen to fall:
+// unless the bytes happen to split evenly by count, one goroutine works
+// long after the others are done (imbalance well above 1, utilization well
+// below 100%). Dynamic chunks and the semaphore balance better but pay per
+// chunk or per goroutine, and a large file late in the order still ends
+// the build alone; parloop splits the range only when a worker is idle, and
+// with par.Weighted cuts it at equal bytes. On a machine shared with other
+// work, every figure is noisy: use -runs.
 package main
 
 import (
