@@ -150,7 +150,7 @@ func (c *corpus) reset() {
 // bytes to m (nil for none).
 func (c *corpus) indexFile(t *table, i int, m *meter) {
 	start := time.Now()
-	n, err := t.read(filepath.Join(c.root, filepath.FromSlash(c.docs[i].Path)))
+	n, err := t.read(filepath.Join(c.root, filepath.FromSlash(c.docs[i].Path)), c.docs[i].Size)
 	if err != nil {
 		if t.errAt < 0 || int32(i) < t.errAt {
 			t.err, t.errAt = err, int32(i)
@@ -166,24 +166,21 @@ func (c *corpus) indexFile(t *table, i int, m *meter) {
 	}
 }
 
-// read reads a whole file into t.data, reusing it, and returns its length.
-func (t *table) read(path string) (int, error) {
+// read reads a whole file, of about size bytes, into t.data, reusing it,
+// and returns its length.
+func (t *table) read(path string, size int64) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	if want := int(info.Size()) + 512; cap(t.data) < want {
+	if want := int(size) + 512; cap(t.data) < want {
 		t.data = make([]byte, want)
 	}
 	t.data = t.data[:cap(t.data)]
 	n := 0
 	for {
-		if n == len(t.data) { // the file grew since Stat
+		if n == len(t.data) { // the file grew since the walk
 			t.data = append(t.data, 0)
 			t.data = t.data[:cap(t.data)]
 		}

@@ -436,3 +436,19 @@ func TestMismatchFails(t *testing.T) {
 		t.Errorf("the mismatch is not reported:\n%s", errb.String())
 	}
 }
+
+// Catches: a file read short when it grew after the walk sized it.
+func TestReadGrownFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	data := bytes.Repeat([]byte("grown "), 1000)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab := newTable()
+	for _, size := range []int64{0, 10, int64(len(data))} {
+		n, err := tab.read(path, size)
+		if err != nil || !bytes.Equal(tab.data[:n], data) {
+			t.Errorf("read with size %d: %d bytes, %v; want the %d bytes of the file", size, n, err, len(data))
+		}
+	}
+}
