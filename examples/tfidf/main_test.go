@@ -333,6 +333,18 @@ func TestProgressBar(t *testing.T) {
 	if !strings.Contains(b.String(), "4/10 files") {
 		t.Errorf("the bar does not show the files done: %q", b.String())
 	}
+
+	// Fed by par.Progress: its Done out of its Total.
+	var m2 meter
+	b.Reset()
+	pool := par.NewPool(par.Workers(2))
+	defer pool.Close()
+	stop = startBar(&b, "stealing", 10, 1000, &m2)
+	par.For(50, func(int) { m2.bytes.Add(20) }, par.On(pool), par.Track(&m2.prog))
+	stop()
+	if !strings.Contains(b.String(), "50/50 files") {
+		t.Errorf("the bar does not show par.Progress's count: %q", b.String())
+	}
 }
 
 // Catches: workers' CPU samples that lose the caller's pprof labels, so that

@@ -21,7 +21,9 @@ const barTick = 100 * time.Millisecond
 
 // startBar draws a progress bar of a build on w, the files and bytes done
 // out of the totals, with the rate and the time left, until the returned
-// stop is called. It reads m from a goroutine of its own every barTick.
+// stop is called. It reads m from a goroutine of its own every barTick:
+// par.Progress's Done and Total for parloop's strategies, the hand-written
+// strategies' own count otherwise.
 func startBar(w io.Writer, name string, files, bytes int64, m *meter) (stop func()) {
 	bar := progressbar.NewOptions64(bytes,
 		progressbar.OptionSetWriter(w),
@@ -36,7 +38,11 @@ func startBar(w io.Writer, name string, files, bytes int64, m *meter) (stop func
 	quit, done := make(chan struct{}), make(chan struct{})
 	update := func() {
 		f, b := m.done()
-		bar.Describe(fmt.Sprintf("%-10s %6d/%d files", name, f, files))
+		total := files
+		if t := m.prog.Total(); t > 0 { // a parloop call has started
+			total = t
+		}
+		bar.Describe(fmt.Sprintf("%-10s %6d/%d files", name, f, total))
 		_ = bar.Set64(b)
 	}
 	go func() {
