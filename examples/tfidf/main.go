@@ -89,6 +89,10 @@
 //	             parallel part: the share of the CPUs it used
 //	steals       pieces of work that parloop's workers stole from each other
 //	             (from Pool.Stats); "-" for the hand-written strategies
+//	cpus         the process's CPU time during the build over its wall
+//	             time: the CPUs it got. Well below P for a parallel build
+//	             (or below 1 for the sequential one), the machine was busy
+//	             with other work and the times are not worth comparing
 //
 // Imbalance and utilization are of the parallel part, where the files are
 // read and tokenised. For the hand-written strategies a worker's busy time
@@ -241,6 +245,7 @@ type result struct {
 	name   string
 	x      *Index // dropped once checked
 	time   time.Duration
+	cpu    time.Duration // the process's CPU time during the build (0 if unknown)
 	spread spread
 	items  []time.Duration // each file's indexing time
 }
@@ -333,9 +338,9 @@ func (o *options) main(stdout, stderr io.Writer) error {
 	} else {
 		r := runs[0]
 		s, _ := strategyNamed(r.name)
-		fmt.Fprintf(stdout, "%s (%s): %v on %d workers, imbalance %.2f, utilization %.0f%%\n", r.name, s.about, r.time.Round(time.Millisecond), P, r.spread.imbalance, 100*r.spread.utilization)
+		fmt.Fprintf(stdout, "%s (%s): %v on %d workers (%s CPUs), imbalance %.2f, utilization %.0f%%\n", r.name, s.about, r.time.Round(time.Millisecond), P, cpus(r), r.spread.imbalance, 100*r.spread.utilization)
 		if seq != nil {
-			fmt.Fprintf(stdout, "sequential: %v, speedup %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), seq.time.Seconds()/r.time.Seconds(), runtime.GOMAXPROCS(0))
+			fmt.Fprintf(stdout, "sequential: %v (%s CPUs), speedup %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), cpus(*seq), seq.time.Seconds()/r.time.Seconds(), runtime.GOMAXPROCS(0))
 		}
 	}
 	if builds > 1 && len(bad) == 0 {
@@ -369,6 +374,7 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 	if o.bar {
 		stop = startBar(stderr, name, int64(len(c.docs)), c.bytes, m)
 	}
+	cpu0 := processCPU()
 	start := time.Now()
 	var t *table
 	var sp spread
@@ -383,11 +389,12 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 	}
 	x, err := c.finish(t, each)
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	stop()
 	if err != nil {
 		return result{}, err
 	}
-	return result{name: name, x: x, time: elapsed, spread: sp, items: slices.Clone(c.itemTime)}, nil
+	return result{name: name, x: x, time: elapsed, cpu: cpu, spread: sp, items: slices.Clone(c.itemTime)}, nil
 }
 
 // printTable prints -strategy all's table: one line per build.
@@ -399,7 +406,7 @@ func printTable(w io.Writer, runs []result, P int) {
 		}
 	}
 	fmt.Fprintf(w, "%d workers (GOMAXPROCS=%d)\n", P, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(w, "%-10s %9s %8s %10s %10s %12s %7s\n", "strategy", "time", "speedup", "imbalance", "straggler", "utilization", "steals")
+	fmt.Fprintf(w, "%-10s %9s %8s %10s %10s %12s %7s %5s\n", "strategy", "time", "speedup", "imbalance", "straggler", "utilization", "steals", "cpus")
 	for _, r := range runs {
 		speedup := "-"
 		if seq > 0 {
@@ -412,8 +419,18 @@ func printTable(w io.Writer, runs []result, P int) {
 		if r.name == "sequential" {
 			imb, util = "-", "-"
 		}
-		fmt.Fprintf(w, "%-10s %9v %8s %10s %10s %12s %7s\n", r.name, r.time.Round(time.Millisecond), speedup, imb, straggler(r.items), util, steals)
+		fmt.Fprintf(w, "%-10s %9v %8s %10s %10s %12s %7s %5s\n", r.name, r.time.Round(time.Millisecond), speedup, imb, straggler(r.items), util, steals, cpus(r))
 	}
+}
+
+// cpus returns the CPUs a build had: the process's CPU time over the wall
+// time. Below P for a parallel build, the machine was busy with other work
+// (or the build waited), and its times say little.
+func cpus(r result) string {
+	if r.cpu <= 0 || r.time <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r.cpu.Seconds()/r.time.Seconds())
 }
 
 // straggler returns the slowest item's time over the median item's.

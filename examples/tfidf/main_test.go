@@ -252,7 +252,7 @@ func TestOutput(t *testing.T) {
 	if rc := run([]string{"-dir", dir, "-strategy", "all", "-runs", "2", "-k", "3", "goroutine", "Channel"}, &out, &errb); rc != 0 {
 		t.Fatalf("-strategy all: exit %d: %s", rc, errb.String())
 	}
-	header := regexp.MustCompile(`(?m)^strategy +time +speedup +imbalance +straggler +utilization +steals$`)
+	header := regexp.MustCompile(`(?m)^strategy +time +speedup +imbalance +straggler +utilization +steals +cpus$`)
 	if !header.MatchString(out.String()) {
 		t.Errorf("-strategy all: no table header:\n%s", out.String())
 	}
@@ -261,7 +261,7 @@ func TestOutput(t *testing.T) {
 		if name == "stealing" || name == "weighted" {
 			steals = `\d+`
 		}
-		row := regexp.MustCompile(`(?m)^` + name + ` +\S+ +\d+\.\d\dx +(-|\d+\.\d\d) +\d+ +(-|\d+\.\d%) +` + steals + `$`)
+		row := regexp.MustCompile(`(?m)^` + name + ` +\S+ +\d+\.\d\dx +(-|\d+\.\d\d) +\d+ +(-|\d+\.\d%) +` + steals + ` +(-|\d+\.\d\d)$`)
 		if !row.MatchString(out.String()) {
 			t.Errorf("-strategy all: no row for %s:\n%s", name, out.String())
 		}
