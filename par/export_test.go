@@ -24,3 +24,12 @@ func BackoffForTest(on bool) PoolOption {
 		c.exp = &e
 	}
 }
+
+// SetStoppedHook makes f run whenever a panicking piece has stopped its
+// call (just after the stop flag is stored), until the returned function
+// restores the previous hook. Tests only; not safe while calls run.
+func SetStoppedHook(f func()) (restore func()) {
+	old := stoppedHook
+	stoppedHook = f
+	return func() { stoppedHook = old }
+}

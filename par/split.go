@@ -216,10 +216,17 @@ func (c *loopCore) noteThief(id int32) { c.thief.Store(id + 1) }
 // its runPiece will not go on.
 func (c *loopCore) abandon(r any) (goexit bool) {
 	c.stop.Store(true) // before recovered takes the stack: stop the others first
+	if stoppedHook != nil {
+		stoppedHook()
+	}
 	pe := recovered(r)
 	c.fail(pe)
 	return pe.goexit
 }
+
+// stoppedHook, if set, runs right after a panicking piece stores stop: a
+// test's marker for "the call has seen the panic" (export_test.go).
+var stoppedHook func()
 
 // fail records the first panic and stops the call.
 func (c *loopCore) fail(pe *PanicError) {
