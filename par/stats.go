@@ -59,9 +59,9 @@ func (s Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pool stats over %v: imbalance %.2f, straggler %.2f, utilization %.0f%%, steal rate %.3f\n",
 		s.Wall.Round(time.Microsecond), s.Imbalance, s.Straggler, 100*s.Utilization, s.StealRate)
-	fmt.Fprintf(&b, "  %-9s %10s %8s %12s %8s %12s %12s\n", "", "pieces", "steals", "failed steals", "splits", "busy", "idle")
+	fmt.Fprintf(&b, "  %-9s %10s %8s %13s %8s %12s %12s\n", "", "pieces", "steals", "failed steals", "splits", "busy", "idle")
 	row := func(name string, w WorkerStats) {
-		fmt.Fprintf(&b, "  %-9s %10d %8d %12d %8d %12v %12v\n", name, w.Pieces, w.Steals, w.FailedSteals, w.Splits,
+		fmt.Fprintf(&b, "  %-9s %10d %8d %13d %8d %12v %12v\n", name, w.Pieces, w.Steals, w.FailedSteals, w.Splits,
 			w.Busy.Round(time.Microsecond), w.Idle.Round(time.Microsecond))
 	}
 	for i, w := range s.Workers {
