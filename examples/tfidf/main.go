@@ -51,6 +51,9 @@
 //	-runs N           build N times with each strategy and report the
 //	                  fastest build (default 1): for a machine shared with
 //	                  other work
+//	-stats            print the pool's counters (Pool.Stats: per worker
+//	                  pieces, steals, splits, busy and idle time) after
+//	                  each of parloop's builds
 //	-cpuprofile FILE  write a CPU profile of the run
 //	-trace FILE       write an execution trace of the run (par shows each
 //	                  call as a task and each piece as a region)
@@ -145,6 +148,7 @@ type options struct {
 	seq        bool
 	k          int
 	runs       int
+	stats      bool
 	cpuprofile string
 	trace      string
 	query      []string
@@ -159,6 +163,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.strategy, "strategy", "stealing", "how to split the indexing: static, dynamic, semaphore, stealing, weighted or all")
 	fs.BoolVar(&o.seq, "seq", true, "also build the index sequentially, check it is the same, and print the speedup")
 	fs.IntVar(&o.k, "k", 10, "how many files to print")
+	fs.BoolVar(&o.stats, "stats", false, "print the pool's counters (Pool.Stats) after each of parloop's builds")
 	fs.IntVar(&o.runs, "runs", 1, "build the index this many `times` with each strategy and report the fastest")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile to `file`")
 	fs.StringVar(&o.trace, "trace", "", "write an execution trace to `file`")
@@ -341,6 +346,13 @@ func (o *options) main(stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s (%s): %v on %d workers (%s CPUs), imbalance %.2f, utilization %.0f%%\n", r.name, s.about, r.time.Round(time.Millisecond), P, cpus(r), r.spread.imbalance, 100*r.spread.utilization)
 		if seq != nil {
 			fmt.Fprintf(stdout, "sequential: %v (%s CPUs), speedup %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), cpus(*seq), seq.time.Seconds()/r.time.Seconds(), runtime.GOMAXPROCS(0))
+		}
+	}
+	if o.stats {
+		for _, r := range runs {
+			if r.spread.pool != "" {
+				fmt.Fprintf(stdout, "%s: %s", r.name, r.spread.pool)
+			}
 		}
 	}
 	if builds > 1 && len(bad) == 0 {

@@ -295,11 +295,14 @@ func TestFlags(t *testing.T) {
 	dir := t.TempDir()
 	makeCorpus(t, dir, 30, 1)
 	prof, tr := filepath.Join(t.TempDir(), "cpu.pprof"), filepath.Join(t.TempDir(), "trace.out")
-	if rc := run([]string{"-dir", dir, "-seq=false", "-cpuprofile", prof, "-trace", tr}, &out, &errb); rc != 0 {
+	if rc := run([]string{"-dir", dir, "-seq=false", "-stats", "-cpuprofile", prof, "-trace", tr}, &out, &errb); rc != 0 {
 		t.Fatalf("-cpuprofile, -trace: exit %d: %s", rc, errb.String())
 	}
 	if strings.Contains(out.String(), "speedup") {
 		t.Errorf("-seq=false still builds sequentially")
+	}
+	if !strings.Contains(out.String(), "stealing: pool stats over") {
+		t.Errorf("-stats prints no pool stats:\n%s", out.String())
 	}
 	for _, f := range []string{prof, tr} {
 		if st, err := os.Stat(f); err != nil || st.Size() == 0 {

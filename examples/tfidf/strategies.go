@@ -31,6 +31,7 @@ type spread struct {
 	imbalance   float64 // max over mean of the workers' busy time
 	utilization float64 // sum of busy time over P times the wall time
 	steals      int64   // parloop's steals; -1 for the hand-written strategies
+	pool        string  // parloop's Pool.Stats, rendered; "" for the others
 }
 
 // dynamicChunk is how many files a goroutine of the dynamic strategy takes
@@ -215,7 +216,7 @@ func (b *builder) fold(body func(t **table, lo, hi int), opts ...par.Option) (*t
 	opts = append(opts, par.On(b.pool), par.Track(&b.m.prog))
 	t := par.Fold(len(b.c.docs), newTable, body, b.merge, opts...)
 	st := b.pool.Stats()
-	s := spread{imbalance: st.Imbalance, utilization: st.Utilization, steals: st.Callers.Steals}
+	s := spread{imbalance: st.Imbalance, utilization: st.Utilization, steals: st.Callers.Steals, pool: st.String()}
 	for _, w := range st.Workers {
 		s.steals += w.Steals
 	}
