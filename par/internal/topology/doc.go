@@ -36,6 +36,18 @@
 //     proc/self/mountinfo or proc/mounts and proc/self/cgroup or
 //     proc/self/cpuset, and walking up the cgroup tree.
 //
+// # Packages
+//
+// As in hwloc's Linux backend (look_sysfscpu in topology-linux.c), a
+// package is a set of CPUs whose package masks (package_cpus, else
+// core_siblings) agree; physical_package_id only names it. Where the ids
+// conflict with the masks (one package's CPUs reporting two ids, or two
+// packages reporting the same id), the masks win: the packages, and the
+// cores found through core_id within them, follow the masks, and a package
+// takes the id of its first CPU. Only CPUs without a package mask are
+// grouped by physical_package_id (and their cores by it, die_id and
+// core_id), conflicts included.
+//
 // # Fallbacks
 //
 // Like hwloc, a missing or malformed file never stops the reading: each

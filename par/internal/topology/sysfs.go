@@ -256,10 +256,12 @@ func (r *reader) readCPU(b *builder, c int) {
 	} else if pkgID >= 0 {
 		r.pkgKey[c], r.pkgID[c] = [3]int{pkgID}, pkgID
 	}
-	// pkgKey identifies the package for the core_id fallback below.
+	// pkgKey identifies the package for the core_id fallback below: its
+	// mask where there is one (physical_package_id can conflict with it),
+	// else its id.
 	pkgKey := pkgID
-	if pkgKey < 0 && len(pkgSet) > 0 {
-		pkgKey = -2 - pkgSet[0]
+	if len(pkgSet) > 0 {
+		pkgKey = -2 - slices.Min(pkgSet)
 	}
 	dieKey := -1
 
@@ -283,21 +285,25 @@ func (r *reader) readCPU(b *builder, c int) {
 		coreID = -1
 	}
 	if s, ok := r.set(top, source{"core_cpus_list", "core_cpus"}, source{"thread_siblings_list", "thread_siblings"}); ok {
-		b.report(LevelCore, c, r.sameCore(c, coreID, pkgID, s), coreID)
+		b.report(LevelCore, c, r.sameCore(c, coreID, pkgID, pkgSet, s), coreID)
 	} else if coreID >= 0 {
 		r.coreKey[c], r.coreID[c] = [3]int{pkgKey, dieKey, coreID}, coreID
 	}
 	r.readCaches(b, c, dir+"/cache")
 }
 
-// sameCore keeps, of the siblings s of CPU c, those with c's core_id and
-// physical_package_id. Older kernels report the two cores of an AMD
-// Bulldozer compute unit as thread siblings although their core_ids differ;
-// like hwloc, each such CPU is then its own core.
-func (r *reader) sameCore(c, coreID, pkgID int, s []int) []int {
+// sameCore keeps, of the siblings s of CPU c, those with c's core_id and in
+// c's package: its package mask pkgSet where there is one, else its
+// physical_package_id pkgID (the id only counts where there is no mask: it
+// can conflict with the masks, which hwloc follows). Older kernels report
+// the two cores of an AMD Bulldozer compute unit as thread siblings
+// although their core_ids differ; like hwloc, each such CPU is then its own
+// core.
+func (r *reader) sameCore(c, coreID, pkgID int, pkgSet, s []int) []int {
 	if coreID < 0 {
 		return s
 	}
+	inPkg := toSet(pkgSet)
 	out := make([]int, 0, len(s))
 	for _, o := range s {
 		if o != c {
@@ -305,7 +311,11 @@ func (r *reader) sameCore(c, coreID, pkgID int, s []int) []int {
 			if id, ok := r.int(top + "core_id"); ok && id != coreID {
 				continue
 			}
-			if p, ok := r.int(top + "physical_package_id"); ok && pkgID >= 0 && p != pkgID {
+			if len(pkgSet) > 0 {
+				if !inPkg[o] {
+					continue
+				}
+			} else if p, ok := r.int(top + "physical_package_id"); ok && pkgID >= 0 && p != pkgID {
 				continue
 			}
 		}
