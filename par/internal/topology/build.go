@@ -18,6 +18,8 @@ type builder struct {
 	kind   map[int]int
 	nkinds int
 	dist   map[[2]int]int
+	// memNodes are the NUMA nodes without CPUs, by OS index.
+	memNodes []int
 
 	offline, affinity, cpuset []int
 	quota                     float64
@@ -158,11 +160,17 @@ func (b *builder) finish() *Topology {
 			break
 		}
 	}
-	fillAll(LevelNUMA, 0)
+	// The default node is node 0, unless that is a memory-only node.
+	defNode := 0
+	if slices.Contains(b.memNodes, 0) {
+		defNode = -1
+	}
+	fillAll(LevelNUMA, defNode)
 
 	t := &Topology{
 		index:    make(map[int]int, len(b.ids)),
 		dist:     b.dist,
+		memNodes: b.memNodes,
 		kinds:    max(b.nkinds, 1),
 		offline:  b.offline,
 		affinity: b.affinity,

@@ -25,7 +25,8 @@
 //     shared_cpu_map, cpumap...) is read too and, like hwloc, wins where a
 //     capture's two disagree;
 //   - sys/devices/system/node/nodeN/{cpulist|cpumap,distance} for NUMA nodes
-//     and their distance matrix;
+//     and their distance matrix (a node whose cpulist or cpumap is an empty
+//     set is a memory-only node, see below);
 //   - hybrid core kinds from sys/devices/cpu_core/cpus and
 //     sys/devices/cpu_atom/cpus, else cpuN/cpu_capacity, else
 //     cpuN/cpufreq/base_frequency (the order hwloc uses);
@@ -47,6 +48,18 @@
 // takes the id of its first CPU. Only CPUs without a package mask are
 // grouped by physical_package_id (and their cores by it, die_id and
 // core_id), conflicts included.
+//
+// # Memory-only NUMA nodes
+//
+// A NUMA node without CPUs (CXL, HBM or persistent memory) is part of the
+// machine, as in hwloc: [Topology.MemoryNodes] lists it, the summary's numa
+// count includes it (the one count of [Topology.Summary] that is not of
+// parts holding a usable CPU: it counts every NUMA node hwloc shows), its
+// distances are read, and [Topology.String] shows it as a childless
+// NUMANode line. It is placed as hwloc places a CPU-less node without HMAT
+// initiators: under the object holding the CPUs of the nodes strictly
+// nearest to it by distance, else under the machine. It belongs to no
+// domain, so placement and victim orders ignore it.
 //
 // # Fallbacks
 //

@@ -100,6 +100,31 @@ func (t *Topology) tree() *treeNode {
 		}
 	}
 	sortKids(root)
+	// Memory-only NUMA nodes hang, childless, from the highest object
+	// whose CPUs are the ones they are near (see memLocality), else from
+	// the smallest object holding those CPUs, else from the machine, first
+	// among its children, by OS index, as lstopo prints memory children.
+	for _, m := range t.memNodes {
+		loc, parent := t.memLocality(m), root
+		for len(loc) > 0 && (parent == root || !slices.Equal(parent.cpus, loc)) {
+			next := parent
+			for _, k := range parent.kids {
+				if k.level != numLevels && len(k.cpus) > 0 && contains(sets[k], loc) {
+					next = k
+					break
+				}
+			}
+			if next == parent {
+				break
+			}
+			parent = next
+		}
+		at := 0
+		for at < len(parent.kids) && len(parent.kids[at].cpus) == 0 {
+			at++
+		}
+		parent.kids = slices.Insert(parent.kids, at, &treeNode{level: LevelNUMA, id: m})
+	}
 	return root
 }
 
@@ -108,7 +133,9 @@ func (t *Topology) tree() *treeNode {
 // PUs (L# logical indexes, P# OS indexes), with single-child chains joined
 // by " + " as lstopo's console output does. Lines before the tree give the
 // CPU counts and what restricted them; lines after it give the NUMA
-// distances and the core kinds where there is more than one.
+// distances and the core kinds where there is more than one. A NUMA node
+// without CPUs (MemoryNodes) is a childless "NUMANode L#i (P#n)" line
+// under the object whose CPUs it is near, or under the machine.
 func (t *Topology) String() string {
 	var b strings.Builder
 	usable := t.CPUs()
@@ -170,10 +197,11 @@ func (t *Topology) String() string {
 	return b.String()
 }
 
-// renderDistances writes the NUMA distance matrix of the usable nodes.
+// renderDistances writes the NUMA distance matrix of the usable nodes and
+// the memory-only ones.
 func (t *Topology) renderDistances(b *strings.Builder) {
 	nodes := t.Domains(LevelNUMA)
-	if len(nodes) < 2 {
+	if len(nodes)+len(t.memNodes) < 2 {
 		return
 	}
 	var ids []int
@@ -182,6 +210,9 @@ func (t *Topology) renderDistances(b *strings.Builder) {
 			ids = append(ids, n.ID)
 		}
 	}
+	ids = append(ids, t.memNodes...)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	any := false
 	for _, x := range ids {
 		for _, y := range ids {

@@ -366,6 +366,11 @@ func (r *reader) readNodes(b *builder) {
 					b.report(LevelNUMA, c, s, n)
 				}
 			}
+		} else if r.noCPU(dir) {
+			// A node with memory but no CPU (CXL, HBM or persistent
+			// memory): hwloc shows it, so it is kept, outside every
+			// CPU's domains.
+			b.memNodes = append(b.memNodes, n)
 		}
 		// Row n of the matrix lists the distances to the nodes in
 		// increasing order of their numbers.
@@ -380,6 +385,21 @@ func (r *reader) readNodes(b *builder) {
 			}
 		}
 	}
+}
+
+// noCPU reports whether the NUMA node directory dir says the node has no
+// CPU: its cpulist, else its cpumap, reads as an empty set. A node whose
+// files are missing or malformed is not a memory-only node.
+func (r *reader) noCPU(dir string) bool {
+	if s, ok := r.text(dir + "/cpulist"); ok {
+		l, err := ParseCPUList(s)
+		return err == nil && len(l) == 0
+	}
+	if s, ok := r.text(dir + "/cpumap"); ok {
+		l, err := ParseCPUMap(s)
+		return err == nil && len(l) == 0
+	}
+	return false
 }
 
 // readKinds ranks the core kinds of a hybrid machine: Intel's cpu_core and

@@ -67,6 +67,7 @@ type Topology struct {
 	// dist holds NUMA distances keyed by node ids; missing pairs are
 	// unknown.
 	dist     map[[2]int]int
+	memNodes []int   // NUMA nodes without CPUs (memory only), sorted
 	kinds    int     // number of distinct core kinds (at least 1)
 	offline  []int   // present but not online
 	affinity []int   // affinity mask, nil when unknown
@@ -180,12 +181,72 @@ func (t *Topology) Distance(a, b int) (int, bool) {
 	return d, ok
 }
 
+// MemoryNodes returns the OS indexes of the NUMA nodes that have memory but
+// no CPU (CXL, HBM or persistent-memory tiers), sorted. They are part of the
+// machine, as in hwloc, but no domain of Domains: placement and victim
+// orders ignore them.
+func (t *Topology) MemoryNodes() []int { return slices.Clone(t.memNodes) }
+
 // Summary returns exactly "packages=N numa=N l3=N cores=N threads=N",
 // counting the packages, NUMA nodes, L3 domains and cores that hold at least
-// one usable CPU, and the usable CPUs (hardware threads). It does not apply
-// the CPU quota, which limits how many CPUs run at once but not which.
+// one usable CPU, and the usable CPUs (hardware threads). The one exception
+// is that numa also counts the memory-only nodes (MemoryNodes), whose memory
+// is usable although they hold no CPU: it counts every NUMA node hwloc
+// shows. It does not apply the CPU quota, which limits how many CPUs run at
+// once but not which.
 func (t *Topology) Summary() string {
 	return fmt.Sprintf("packages=%d numa=%d l3=%d cores=%d threads=%d",
-		len(t.Domains(LevelPackage)), len(t.Domains(LevelNUMA)), len(t.Domains(LevelL3)),
+		len(t.Domains(LevelPackage)), len(t.Domains(LevelNUMA))+len(t.memNodes), len(t.Domains(LevelL3)),
 		len(t.Domains(LevelCore)), len(t.spread))
+}
+
+// memLocality returns the usable CPUs a memory-only node is near, by
+// hwloc's rule for CPU-less nodes without HMAT initiators: the CPUs of the
+// other nodes at the smallest distance from it, provided that distance is
+// larger than its distance to itself and not shared by all the other
+// nodes; otherwise (or where a distance is unknown) nil, the whole machine.
+func (t *Topology) memLocality(n int) []int {
+	type node struct {
+		id   int
+		cpus []int
+	}
+	var others []node
+	for _, d := range t.Domains(LevelNUMA) {
+		if d.ID >= 0 && d.ID != n {
+			others = append(others, node{d.ID, d.CPUs})
+		}
+	}
+	for _, m := range t.memNodes {
+		if m != n {
+			others = append(others, node{m, nil})
+		}
+	}
+	self, ok := t.dist[[2]int{n, n}]
+	if !ok || len(others) == 0 {
+		return nil
+	}
+	best, nb := math.MaxInt, 0
+	for _, o := range others {
+		d, ok := t.dist[[2]int{n, o.id}]
+		if !ok {
+			return nil
+		}
+		switch {
+		case d < best:
+			best, nb = d, 1
+		case d == best:
+			nb++
+		}
+	}
+	if best <= self || nb == len(others) {
+		return nil
+	}
+	var out []int
+	for _, o := range others {
+		if t.dist[[2]int{n, o.id}] == best {
+			out = append(out, o.cpus...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
