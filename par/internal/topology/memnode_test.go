@@ -114,4 +114,27 @@ NUMA distances (by P#):
 			}
 		})
 	}
+	// The affinity mask leaves node 0 without a usable CPU: node 1 and the
+	// two memory-only nodes remain, and node 2, near only node 0's CPUs,
+	// hangs from the machine.
+	t.Run("affinity", func(t *testing.T) {
+		files := memoryNodes(true)
+		files["proc/self/status"] = "Cpus_allowed_list:\t4-7\n"
+		top, err := Read(mapFS(files))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := top.Summary(), "packages=1 numa=3 l3=0 cores=4 threads=4"; got != want {
+			t.Errorf("Summary() = %q, want %q", got, want)
+		}
+		want := `
+  NUMANode L#0 (P#2)
+  NUMANode L#1 (P#3)
+  Package L#0 (P#1) + NUMANode L#2 (P#1)
+`
+		if s := top.String(); !strings.Contains(s, want) {
+			t.Errorf("String():\n%s\nwant it to contain:%s", s, want)
+		}
+		checkPlacement(t, top)
+	})
 }

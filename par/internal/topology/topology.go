@@ -210,10 +210,18 @@ func (t *Topology) memLocality(n int) []int {
 		id   int
 		cpus []int
 	}
+	// The rule looks at every node, as hwloc does before the affinity
+	// mask and cgroup restrict the CPUs; the result keeps the usable ones.
 	var others []node
-	for _, d := range t.Domains(LevelNUMA) {
-		if d.ID >= 0 && d.ID != n {
-			others = append(others, node{d.ID, d.CPUs})
+	for _, d := range t.domains[LevelNUMA] {
+		if d.id >= 0 && d.id != n {
+			var u []int
+			for _, c := range d.cpus {
+				if t.cpus[t.index[c]].usable {
+					u = append(u, c)
+				}
+			}
+			others = append(others, node{d.id, u})
 		}
 	}
 	for _, m := range t.memNodes {
