@@ -49,9 +49,13 @@ func (m *Machine) CPUs() int { return m.t.Usable() }
 
 // String renders the machine like a small lstopo: a tree of packages, NUMA
 // nodes, L3 and L2 domains, clusters, cores and hardware threads (PUs) with
-// their OS indexes, followed by NUMA distances and core kinds.
+// their OS indexes, followed by NUMA distances and core kinds. A NUMA node
+// without CPUs is a childless "NUMANode L#i (P#n)" line under the part of
+// the machine nearest to it.
 func (m *Machine) String() string { return m.t.String() }
 
 // Summary is exactly "packages=N numa=N l3=N cores=N threads=N", counting
-// the parts that hold at least one usable CPU.
+// the parts that hold at least one usable CPU, and, in numa, the NUMA nodes
+// without CPUs too (memory-only tiers such as CXL or HBM, as hwloc counts
+// them; placement ignores them).
 func (m *Machine) Summary() string { return m.t.Summary() }

@@ -18,7 +18,9 @@
 //	packages=N numa=N l3=N cores=N threads=N
 //
 // counting the parts of the machine that hold a usable CPU (online, in the
-// affinity mask and in the cgroup cpuset). Scripts and tests read that line.
+// affinity mask and in the cgroup cpuset), and in numa also the NUMA nodes
+// without CPUs (memory-only tiers), as hwloc does. Scripts and tests read
+// that line.
 package main
 
 import (
