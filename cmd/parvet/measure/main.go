@@ -15,7 +15,9 @@
 // diagnostics to out/<module>.races.txt (for sampling by hand). Tests of
 // third-party code run with -short, -p 1, -count=1, -vet=off (raising the
 // module's go line to parloop's 1.26 turns on vet checks that old code
-// fails, before any rewrite) and a timeout, only for the rewritten packages.
+// fails, before any rewrite) and a timeout, only for the rewritten packages;
+// when a package's tests time out, the test functions that hold the
+// rewritten loops run by themselves (-run), before and after.
 package main
 
 import (
