@@ -988,21 +988,22 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		return
 	}
 
-	// A package that checks for leaked goroutines would report parloop's
-	// pool workers, which outlive the call.
-	for _, imp := range ps.Pkg.Imports() {
-		if imp.Path() == "go.uber.org/goleak" {
-			report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the package checks for leaked goroutines with goleak, which would report parloop's pool workers (they outlive the call); tell goleak to ignore them first", verb))
-			return
-		}
-	}
-
 	// Blocking?
 	ignore := map[types.Object]bool{}
 	if fl.sem != nil {
 		ignore[fl.sem] = true
 	}
 	blockWhy := ps.nodeBlocks(fl.lit.Body, ignore)
+
+	// A package that checks for leaked goroutines would report the pool's
+	// workers, which a plain par.For starts and which outlive the call
+	// (par.Blocking runs its bodies on goroutines of their own, and ends them).
+	for _, imp := range ps.Pkg.Imports() {
+		if imp.Path() == "go.uber.org/goleak" && blockWhy == "" {
+			report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the package checks for leaked goroutines with goleak, which would report parloop's pool workers (they outlive the call); tell goleak to ignore them first", verb))
+			return
+		}
+	}
 
 	// The count and the index.
 	var n, idx, valueDef, rangeX string
