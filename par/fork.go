@@ -93,12 +93,6 @@ func (s *slot) newForkTask(fn func(), value valueRunner) *task {
 	if t.waiter != s { // a recycled task usually has it already: no write barrier
 		t.waiter = s
 	}
-	if t.tree.Load() != s.tree { // likewise: no store, no fence
-		t.tree.Store(s.tree)
-	}
-	if l := getProfLabel(); t.labels != l {
-		t.labels = l
-	}
 	return t
 }
 

@@ -1,5 +1,7 @@
 package par
 
+import "unsafe"
+
 // Private forks and sharing on demand.
 //
 // A fork (Join, Both, a two-way Invoke) may go on its slot's private stack,
@@ -76,6 +78,7 @@ func (s *slot) pushForkTask(t *task, public bool) {
 	if public || n == 0 {
 		// Public, or private but shared at once (nothing older is private,
 		// so sharing half the stack would share t alone).
+		s.stamp(t, getProfLabel())
 		s.pushPublic(t)
 		s.pool.notify()
 		return
@@ -134,12 +137,32 @@ func (s *slot) localLen() int { return s.nPriv + s.dq.Len() }
 // (its store of bottom is the release); the stores of the private stack
 // need no ordering, nobody else reads them.
 func (s *slot) share(k int) {
+	labels := getProfLabel()
 	for _, t := range s.priv[:k] {
+		s.stamp(t, labels)
 		s.dq.Push(t)
 	}
 	s.nPriv = copy(s.priv[:], s.priv[k:s.nPriv])
 	s.clearWant()
 	s.pool.notify()
+}
+
+// stamp gives a fork's task, as it is offered to thieves, what a thief
+// needs to run it: its call tree (isolation, steal.go) and the pprof label
+// set (labels.go). Only offered tasks need them, since the slot runs its
+// private ones itself, so the fork fast path (a private push) reads
+// neither. The labels are those of the goroutine when the task is offered:
+// the same as when it was forked, unless the body entered a nested
+// pprof.Do between the fork and the offer, in which case a thief runs the
+// task under the inner labels. The tree cannot have changed: a slot runs
+// only its own tree's tasks while any of its forks are outstanding.
+func (s *slot) stamp(t *task, labels unsafe.Pointer) {
+	if t.tree.Load() != s.tree { // a recycled task usually has it already: no store, no fence
+		t.tree.Store(s.tree)
+	}
+	if t.labels != labels {
+		t.labels = labels
+	}
 }
 
 // clearWant clears s's want flag after s offered work to thieves.
