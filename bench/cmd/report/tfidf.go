@@ -197,9 +197,13 @@ func parseTFIDFTable(out string) tfidfTable {
 			if len(f) != len(head) {
 				break
 			}
+			v := parseSpeedup(f[col])
+			if math.IsNaN(v) { // a sentence after the table that happens to have as many words
+				break
+			}
 			text = append(text, r)
 			t.strategies = append(t.strategies, f[0])
-			t.speedup[f[0]] = parseSpeedup(f[col])
+			t.speedup[f[0]] = v
 		}
 		t.text = strings.Join(text, "\n") + "\n"
 		t.ok = len(t.strategies) > 0
