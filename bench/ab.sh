@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# ab.sh BASE [ROUNDS]: an alternated A/B of the bench binary built at commit
+# BASE against the one built from the working tree, on the rows that must
+# not get worse (the tiny and uniform goals, 64 callers, the nested matmul,
+# quicksort, fib(30)), at GOMAXPROCS 1 and 2, ROUNDS rounds (default 4) of
+# 300 ms per benchmark, then benchstat of the two. Each side is built from
+# its own tree (BASE in a temporary git worktree), so an API change between
+# them does not matter. Run it from bench/.
+set -euo pipefail
+base=${1:?usage: ab.sh BASE [ROUNDS]}
+rounds=${2:-4}
+out=$(mktemp -d)
+wt=$(mktemp -d)
+trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true; rm -rf "$wt"' EXIT
+git worktree add -q --detach "$wt" "$base"
+(cd "$wt/bench" && go test -c -o "$out/base.test" .)
+go test -c -o "$out/new.test" .
+rows='Goal_(Tiny|Uniform)$|(ManyCallers|Nested|Quicksort|Fib30)/peer=(seq|par[.].*)$'
+for _ in $(seq "$rounds"); do
+  for v in base new; do
+    for P in 1 2; do
+      GOMAXPROCS=$P "$out/$v.test" -test.run '^$' -test.bench "$rows" \
+        -test.benchtime 300ms -test.count 1 | grep '^Benchmark' >> "$out/$v.txt"
+    done
+  done
+done
+benchstat "$out/base.txt" "$out/new.txt"
+echo "raw: $out/base.txt $out/new.txt" >&2
