@@ -7,6 +7,7 @@
 # its own tree (BASE in a temporary git worktree), so an API change between
 # them does not matter. Run it from bench/.
 set -euo pipefail
+export PATH="$(go env GOPATH)/bin:$PATH" # benchstat: see README.md
 base=${1:?usage: ab.sh BASE [ROUNDS]}
 rounds=${2:-4}
 out=$(mktemp -d)
