@@ -4,7 +4,10 @@
 // par.Invoke, par.Both, par.BothOf), to the user's functions that pass their
 // argument on to one of them, and in goroutines started once per loop
 // iteration (go statements, sync.WaitGroup.Go and errgroup.Group.Go in a
-// loop).
+// loop) or parallel subtests started per loop iteration (t.Run with a
+// literal that calls t.Parallel(); the statements after that call). Below
+// Go 1.22 a loop's header variables are shared by its iterations, so an
+// index taken from them in such a goroutine is not per iteration.
 //
 // A write races when it assigns (=, op=, ++, --) a captured variable, appends
 // to a captured slice, writes or deletes in a captured map, or writes through
@@ -26,6 +29,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"go/version"
 	"sort"
 	"strings"
 
@@ -129,33 +133,70 @@ func run(pass *analysis.Pass) (any, error) {
 		c.checkCall(call, sp)
 	})
 
-	// Goroutines started per loop iteration.
+	// Goroutines started per loop iteration, and parallel subtests
+	// (t.Run(name, func(t *testing.T) { t.Parallel(); ... }) in a loop).
 	ins.WithStack([]ast.Node{(*ast.GoStmt)(nil), (*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
 		if !push {
 			return true
 		}
 		var lit *ast.FuncLit
+		what := "goroutine started per loop iteration"
+		var after token.Pos // writes before it run one subtest at a time
 		switch n := n.(type) {
 		case *ast.GoStmt:
 			lit, _ = ast.Unparen(n.Call.Fun).(*ast.FuncLit)
 		case *ast.CallExpr:
 			if isGroupGo(pass.TypesInfo, n) && len(n.Args) == 1 {
 				lit, _ = ast.Unparen(n.Args[0]).(*ast.FuncLit)
+			} else if isTestingRun(pass.TypesInfo, n) && len(n.Args) == 2 {
+				if l, ok := ast.Unparen(n.Args[1]).(*ast.FuncLit); ok {
+					if p := parallelCall(pass.TypesInfo, l); p.IsValid() {
+						lit, after, what = l, p, "parallel subtest started per loop iteration"
+					}
+				}
 			}
 		}
 		if lit == nil {
 			return true
 		}
 		loop := enclosingLoop(stack)
-		if loop == nil || joinedEachIteration(pass.TypesInfo, loop, n) {
+		if loop == nil || (!after.IsValid() && joinedEachIteration(pass.TypesInfo, loop, n)) {
 			return true
 		}
 		c.handled[lit] = true
-		b := c.newBody(lit, loop, "goroutine started per loop iteration", "")
-		// Every variable declared in the loop (header or body) is per
-		// iteration, and so are the literal's parameters.
+		b := c.newBody(lit, loop, what, "")
+		b.after = after
+		// Every variable declared in the loop is per iteration, and so are
+		// the literal's parameters; below Go 1.22 the variables declared by
+		// the loop's header are one variable shared by all iterations.
+		shared := map[*ast.Ident]bool{}
+		if fv := pass.TypesInfo.FileVersions[fileOf(pass, loop)]; fv != "" && version.Compare(fv, "go1.22") < 0 {
+			var header []ast.Node
+			switch l := loop.(type) {
+			case *ast.ForStmt:
+				header = []ast.Node{l.Init}
+			case *ast.RangeStmt:
+				if l.Tok == token.DEFINE {
+					header = []ast.Node{l.Key, l.Value}
+				}
+			}
+			for _, h := range header {
+				if h == nil {
+					continue
+				}
+				ast.Inspect(h, func(m ast.Node) bool {
+					if id, ok := m.(*ast.Ident); ok {
+						if v, ok := pass.TypesInfo.Defs[id].(*types.Var); ok {
+							shared[id] = true
+							b.shared = append(b.shared, v)
+						}
+					}
+					return true
+				})
+			}
+		}
 		ast.Inspect(loop, func(m ast.Node) bool {
-			if id, ok := m.(*ast.Ident); ok {
+			if id, ok := m.(*ast.Ident); ok && !shared[id] {
 				if v, ok := pass.TypesInfo.Defs[id].(*types.Var); ok {
 					b.dep[v] = true
 				}
@@ -183,6 +224,42 @@ func isGroupGo(info *types.Info, call *ast.CallExpr) bool {
 	n := verbs.Name(f)
 	return (f.Pkg().Path() == "sync" && n == "WaitGroup.Go") ||
 		(f.Pkg().Path() == "golang.org/x/sync/errgroup" && n == "Group.Go")
+}
+
+// isTestingRun reports whether call is (*testing.T).Run.
+func isTestingRun(info *types.Info, call *ast.CallExpr) bool {
+	f, ok := typeutil.Callee(info, call).(*types.Func)
+	return ok && f.Pkg() != nil && f.Pkg().Path() == "testing" && verbs.Name(f) == "T.Run"
+}
+
+// parallelCall returns the position of the t.Parallel() call among the
+// top-level statements of a subtest's literal (t its first parameter), or
+// token.NoPos.
+func parallelCall(info *types.Info, lit *ast.FuncLit) token.Pos {
+	for _, st := range lit.Body.List {
+		es, ok := st.(*ast.ExprStmt)
+		if !ok {
+			continue
+		}
+		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		if f, ok := typeutil.Callee(info, call).(*types.Func); ok && f.Pkg() != nil && f.Pkg().Path() == "testing" && verbs.Name(f) == "T.Parallel" {
+			return call.Pos()
+		}
+	}
+	return token.NoPos
+}
+
+// fileOf returns the file of pass that holds n.
+func fileOf(pass *analysis.Pass, n ast.Node) *ast.File {
+	for _, f := range pass.Files {
+		if f.FileStart <= n.Pos() && n.Pos() < f.FileEnd {
+			return f
+		}
+	}
+	return nil
 }
 
 // enclosingLoop returns the innermost for or range statement around the last
@@ -537,8 +614,10 @@ type body struct {
 	rangeBody bool
 	siblings  []*ast.FuncLit // Once: the functions running at the same time
 	locks     []lockEvent
-	acquires  []token.Pos // receives, selects, atomic loads: writes after them may be ordered
-	releases  []token.Pos // atomic stores: writes before them may be published
+	acquires  []token.Pos  // receives, selects, atomic loads: writes after them may be ordered
+	releases  []token.Pos  // atomic stores: writes before them may be published
+	after     token.Pos    // parallel subtests: writes before t.Parallel() are not concurrent
+	shared    []*types.Var // those variables
 	reported  map[*types.Var]bool
 }
 
@@ -892,7 +971,7 @@ func isAppendTo(info *types.Info, rhs, lhs ast.Expr) bool {
 
 func (b *body) write(lhs ast.Expr, at ast.Node, op string) {
 	v, sh, _ := b.target(lhs)
-	if v == nil || !b.captured(v) || b.protected(at.Pos()) || b.reported[v] {
+	if v == nil || !b.captured(v) || b.protected(at.Pos()) || b.reported[v] || at.Pos() < b.after {
 		return
 	}
 	if op == "copy" {
@@ -991,6 +1070,19 @@ func (b *body) message(v *types.Var, sh shape, lhs ast.Expr, op string) string {
 		fix = "keep worker-local state and merge it after the loop (par.Reduce), or hold a sync.Mutex around the write"
 	}
 	if b.via == "" {
+		for _, sv := range b.shared {
+			used := false
+			ast.Inspect(lhs, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && b.info().Uses[id] == sv {
+					used = true
+				}
+				return !used
+			})
+			if used {
+				fix += fmt.Sprintf(" (below Go 1.22 the loop variable %s is one variable shared by all iterations: pass it to the function or copy it in the loop body)", sv.Name())
+				break
+			}
+		}
 		return fmt.Sprintf("%s %s without synchronization (data race); %s", b.what, what, fix)
 	}
 	return fmt.Sprintf("%s %s (data race); %s", b.what, what, fix)

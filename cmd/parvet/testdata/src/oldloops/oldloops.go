@@ -4,7 +4,10 @@
 // goroutines get copies through parameters.
 package oldloops
 
-import "sync"
+import (
+	"sync"
+	"testing"
+)
 
 func sum(xs []int) (int, []int) {
 	var wg sync.WaitGroup
@@ -20,4 +23,53 @@ func sum(xs []int) (int, []int) {
 	}
 	wg.Wait()
 	return total, out
+}
+
+// Below Go 1.22 a goroutine that reads the loop variable reads the one
+// variable that the loop goes on updating.
+func shared(xs []int) []int {
+	var wg sync.WaitGroup
+	out := make([]int, len(xs))
+	for i := range xs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = xs[i] * 2 // want `goroutine started per loop iteration writes out\[i\] in captured out at a position that does not depend on the loop iteration without synchronization \(data race\); write only elements indexed by the body's own index, or use par.Map \(below Go 1.22 the loop variable i is one variable shared by all iterations: pass it to the function or copy it in the loop body\)`
+		}()
+	}
+	wg.Wait()
+	// A copy in the loop body is per iteration.
+	for i := range xs {
+		i := i
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = xs[i] * 3
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+type tcase struct {
+	name string
+	in   int
+}
+
+func subtests(t *testing.T, cases []tcase) {
+	res := make([]int, len(cases))
+	for i, tc := range cases {
+		tc := tc
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res[i] = tc.in // want `parallel subtest started per loop iteration writes res\[i\] in captured res .*below Go 1.22 the loop variable i is one variable shared`
+		})
+	}
+	for i, tc := range cases {
+		i, tc := i, tc
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res[i] = tc.in
+		})
+	}
 }
