@@ -10,6 +10,7 @@
 //
 //	go run ./measure -parvet /path/to/parvet -parloop /path/to/parloop/checkout -out results mod@version ...
 //	go run ./measure -parvet /path/to/parvet -out results -goroot
+//	go run ./measure -parvet /path/to/parvet -out results -raceonly mod@version ...   # race diagnostics only
 //
 // It writes a line of JSON per module to out/results.jsonl and the race
 // diagnostics to out/<module>.races.txt (for sampling by hand). Tests of
@@ -43,6 +44,7 @@ var (
 	goroot   = flag.Bool("goroot", false, "analyze $(go env GOROOT)/src (no rewrites are built)")
 	testTime = flag.Duration("testtimeout", 4*time.Minute, "go test -timeout for each package")
 	noTests  = flag.Bool("notests", false, "build the rewritten packages but do not run their tests")
+	raceOnly = flag.Bool("raceonly", false, "run parvet -parrace only and record the race diagnostics (no fixes, builds or tests)")
 	summary  = flag.Bool("summary", false, "print out/results.jsonl as a markdown table (the last line per module) and exit")
 )
 
@@ -94,6 +96,9 @@ func main() {
 		start := time.Now()
 		src := filepath.Join(goEnv("GOROOT"), "src")
 		r := &Result{Module: "GOROOT/src (" + goEnv("GOVERSION") + ")"}
+		if *raceOnly {
+			r.Module += " raceonly"
+		}
 		analyze(r, src, "goroot")
 		r.Seconds = time.Since(start).Seconds()
 		emit(r)
@@ -138,7 +143,12 @@ var fixPosns []string
 
 func analyze(r *Result, dir, tag string) []string {
 	fixPosns = nil
-	outp, _ := run(dir, 60*time.Minute, "nice", "-n", "19", *parvet, "-json", "./...")
+	args := []string{"-n", "19", *parvet, "-json", "./..."}
+	if *raceOnly {
+		args = []string{"-n", "19", *parvet, "-parrace", "-json", "./..."}
+		tag += ".raceonly"
+	}
+	outp, _ := run(dir, 60*time.Minute, "nice", args...)
 	os.WriteFile(filepath.Join(*out, safe(tag)+".json"), []byte(outp), 0o644)
 	// The JSON tree is preceded or followed by error lines for packages that
 	// do not type-check; find the object.
@@ -204,6 +214,9 @@ func firstLine(s string) string {
 
 func measure(modver string) *Result {
 	r := &Result{Module: modver, TestsBefore: map[string]string{}, TestsAfter: map[string]string{}}
+	if *raceOnly {
+		r.Module += " raceonly"
+	}
 	b, err := exec.Command("go", "mod", "download", "-json", modver).Output()
 	var info struct{ Dir, Error string }
 	if err != nil || json.Unmarshal(b, &info) != nil || info.Dir == "" {
@@ -244,6 +257,10 @@ func measure(modver string) *Result {
 				}
 			}
 		}
+	}
+	if *raceOnly {
+		analyze(r, dir, modver)
+		return r
 	}
 	// Build the rewrites against the local parloop; parloop needs go 1.26.
 	if *parloop != "" {
