@@ -20,14 +20,19 @@
 // iter.Seq2, such as maps.All), Chan and Lines (a bufio.Scanner) are
 // sequential: one producer goroutine pulls items into batches whose size
 // adapts to the measured cost of an item (about 100 µs of work per batch, at
-// most 4096 items, or a fixed size set by Batch), and the batches run on
-// runner goroutines, one per worker of the pool.
+// most 4096 items, or a fixed size set by Batch), and the batches run on the
+// pool's workers: a driver goroutine hands the batches that are ready to one
+// par.For of one body per worker, each of which takes batches until none is
+// ready, so a worker never waits for the producer; the next batch starts the
+// next such call. A pipeline with a Limit (below) runs on goroutines of its
+// own instead.
 //
 // # Order and memory
 //
 // Results come out in input order (Collect, All, Find) unless the source was
 // given Unordered. A streaming pipeline holds at most Window(k) batches at
-// once (pulled but not yet consumed: in a runner, or in the reorder buffer),
+// once (pulled but not yet consumed: queued, running, or in the reorder
+// buffer),
 // by default four per worker, so its memory does not grow with the length of
 // the stream. ForEach, Fold and the reductions consume each result where it
 // is made, in no particular order.
@@ -35,11 +40,13 @@
 // # Blocking stages
 //
 // Limit(n) declares that work blocks (files, the network). Given to a stage
-// (Map, MapErr, Filter, FilterErr), it bounds that stage alone at n items at
-// once and gives the pipeline n more runners, so the CPU-bound stages keep
-// their own; given to a source, it runs the whole pipeline on n runners.
-// Runners are goroutines started with par.Blocking, off the pool's workers,
-// and batches of slow items shrink to one item each.
+// (Map, MapErr, Filter, FilterErr, FlatMap, FlatMapErr), it bounds that
+// stage alone at n items at once and gives the pipeline n more runners, so
+// the CPU-bound stages keep their own; given to a source, it runs the whole
+// pipeline on n runners. A pipeline with a Limit anywhere runs all its
+// stages on such runners, goroutines started with par.Blocking, off the
+// pool's workers (which must not wait), and batches of slow items shrink to
+// one item each.
 //
 //	pages := iter.MapErr(iter.Slice(urls), fetch, iter.Limit(32))
 //	links := iter.FlatMap(iter.Map(pages, parse), slices.Values)

@@ -115,8 +115,9 @@ func (o *options) thePool() *par.Pool {
 	return par.Default()
 }
 
-// runners is the number of goroutines that run a streaming pipeline's
-// batches.
+// runners is the number of runners of a streaming pipeline's batches: the
+// pool's workers (bodies of one par.For on the pool), or with a Limit,
+// goroutines of their own.
 func (o *options) runners() int {
 	if o.limit > 0 {
 		return o.limit
@@ -206,30 +207,47 @@ type job[T any] struct {
 	out []T
 }
 
-// stream runs p as a stream on goroutines of its own and returns when all of
-// them have stopped.
+// onPool reports whether a streaming run's batches run on the pool's
+// workers: no Limit on the source or on a stage. A pipeline with a Limit
+// runs on goroutines of its own (par.Blocking), so that its stages may wait.
+func (o *options) onPool() bool { return o.limit == 0 && o.blocking == 0 }
+
+// stream runs p as a stream and returns when every goroutine of the run has
+// stopped. nr is the number of runners (o.runners(), read once by the
+// caller): sink(w) is called with 0 <= w < nr.
 //
 // With consume == nil, runner w sends its results into sink(w), which only
-// runner w calls. With consume != nil, each batch's results are gathered
-// into a slice and handed to consume on the calling goroutine, in batch
-// order unless the pipeline is Unordered; consume returns false to stop.
+// runner w calls, never two goroutines at once. With consume != nil, each
+// batch's results are gathered into a slice and handed to consume on the
+// calling goroutine, in batch order unless the pipeline is Unordered;
+// consume returns false to stop.
 //
-// Goroutines and ownership: the producer (body 0 of one par.For with
-// Blocking(runners+1)) pulls the source and sends jobs on work; runners
-// (bodies 1..runners) take jobs from work, run the stages over them and,
-// when consume is set, send them on done. The tokens channel holds one token
-// per job from the producer taking it (once the batch is pulled, before the
-// job is sent) to the job's release (by the runner without consume, by the
-// consumer after consume with it), so at most window jobs exist at once,
-// besides the one batch the producer is filling; done has room for window
-// jobs, so a runner never blocks on it. Every wait selects on
-// st.ctx.Done(), and every body that ends abnormally (a panic, Goexit) halts
-// the run first, so no body waits for one that has stopped and par.For
-// returns. The reorder buffer holds only jobs that have tokens: at most
-// window.
-func (p Pipe[T]) stream(st *state, sink func(w int) func(T) bool, consume func([]T) bool) {
+// Goroutines and ownership: one par.For with Blocking(2) runs the producer
+// (body 0), which pulls the source and sends jobs on work, and the driver
+// (body 1). On the pool (onPool), the driver takes the first job of a round
+// and runs one par.For of nr bodies on the pool, without Blocking, so the
+// batches run on the pool's workers and the driver's guest seat: body w is
+// runner w, and loops taking jobs from work without waiting, ending the
+// round when work is momentarily empty (a pool worker never waits for the
+// producer); the driver then waits for the next job and starts another
+// round. Rounds do not overlap, so runner w is one goroutine at a time.
+// With a Limit, the driver instead runs nr runners as a par.For with
+// Blocking(nr), each of which waits for jobs on work until it is closed.
+// Runners run the stages over a job and, when consume is set, send it on
+// done.
+//
+// The tokens channel holds one token per job from the producer taking it
+// (once the batch is pulled, before the job is sent) to the job's release
+// (by the runner without consume, by the consumer after consume with it), so
+// at most window jobs exist at once, besides the one batch the producer is
+// filling; work and done have room for window jobs, so neither the producer
+// nor a runner blocks on a send for long. Every wait selects on
+// st.ctx.Done(), and every body that ends abnormally (a panic, Goexit)
+// halts the run first, so no body waits for one that has stopped and every
+// par.For returns. The reorder buffer holds only jobs that have tokens: at
+// most window.
+func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consume func([]T) bool) {
 	o := &p.o
-	nr := o.runners()
 	window := o.window
 	if window == 0 {
 		window = 4 * nr
@@ -237,7 +255,7 @@ func (p Pipe[T]) stream(st *state, sink func(w int) func(T) bool, consume func([
 	sz := &sizer{fixed: o.batch}
 	pull := p.streamPull()
 	tokens := make(chan struct{}, window)
-	work := make(chan *job[T])
+	work := make(chan *job[T], window)
 	var done chan *job[T]
 	if consume != nil {
 		done = make(chan *job[T], window)
@@ -268,39 +286,98 @@ func (p Pipe[T]) stream(st *state, sink func(w int) func(T) bool, consume func([
 			st.fail(err)
 		}
 	}
-	runner := func(w int) {
+	// sinks[w] is runner w's sink without consume, made on its first job.
+	sinks := make([]func(T) bool, nr)
+	// run runs the stages over job j as runner w and hands the job on.
+	run := func(w int, j *job[T]) {
 		var down func(T) bool
 		if consume == nil {
-			down = sink(w)
+			if sinks[w] == nil {
+				sinks[w] = sink(w)
+			}
+			down = sinks[w]
+		} else {
+			down = func(v T) bool { j.out = append(j.out, v); return true }
 		}
-		for {
-			var j *job[T]
-			var ok bool
-			select {
-			case j, ok = <-work:
-			case <-st.ctx.Done():
-				return
+		start := time.Now()
+		f := j.b.bind(st, down)
+		for i := 0; i < j.b.n; i++ {
+			if st.stopped() || !f(i) {
+				break
 			}
+		}
+		sz.observe(j.b.n, time.Since(start))
+		j.b = batch[T]{} // let the inputs go
+		if consume != nil {
+			done <- j
+		} else {
+			<-tokens
+		}
+	}
+	// guarded runs body, halting the run if it ends abnormally.
+	guarded := func(body func()) {
+		ok := false
+		defer func() {
 			if !ok {
-				return
+				st.halt()
 			}
-			if consume != nil {
-				down = func(v T) bool { j.out = append(j.out, v); return true }
+		}()
+		body()
+		ok = true
+	}
+	// next waits for the next job; nil when work is closed or the run stops.
+	next := func() *job[T] {
+		select {
+		case j, ok := <-work:
+			if ok && !st.stopped() {
+				return j
 			}
-			start := time.Now()
-			f := j.b.bind(st, down)
-			for i := 0; i < j.b.n; i++ {
-				if st.stopped() || !f(i) {
-					break
-				}
+		case <-st.ctx.Done():
+		}
+		return nil
+	}
+	var driver func()
+	if o.onPool() {
+		popts := o.parOpts()
+		driver = func() {
+			for first := next(); first != nil; first = next() {
+				par.For(nr, func(w int) {
+					guarded(func() {
+						j := first
+						if w != 0 {
+							j = nil
+						}
+						for {
+							if j == nil {
+								var ok bool
+								select {
+								case j, ok = <-work:
+									if !ok {
+										return
+									}
+								default:
+									return // nothing ready: end the round
+								}
+							}
+							if st.stopped() {
+								return
+							}
+							run(w, j)
+							j = nil
+						}
+					})
+				}, popts...)
 			}
-			sz.observe(j.b.n, time.Since(start))
-			j.b = batch[T]{} // let the inputs go
-			if consume != nil {
-				done <- j
-			} else {
-				<-tokens
-			}
+		}
+	} else {
+		driver = func() {
+			par.For(nr, func(w int) {
+				guarded(func() {
+					for j := next(); j != nil; j = next() {
+						run(w, j)
+					}
+				})
+			}, par.Blocking(nr))
 		}
 	}
 
@@ -322,20 +399,13 @@ func (p Pipe[T]) stream(st *state, sink func(w int) func(T) bool, consume func([
 				close(done)
 			}
 		}()
-		par.For(nr+1, func(i int) {
-			ok := false
-			defer func() {
-				if !ok {
-					st.halt()
-				}
-			}()
+		par.For(2, func(i int) {
 			if i == 0 {
-				producer()
+				guarded(producer)
 			} else {
-				runner(i - 1)
+				guarded(driver)
 			}
-			ok = true
-		}, par.Blocking(nr+1))
+		}, par.Blocking(2))
 		normal = true
 	}()
 

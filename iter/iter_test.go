@@ -781,3 +781,110 @@ func TestOnPool(t *testing.T) {
 		t.Fatalf("Range on a 2-worker pool: sum %d, %v, %d at once", s, err, high.Load())
 	}
 }
+
+// poolPieces is the number of pieces p's workers and callers have run.
+func poolPieces(p *par.Pool) int64 {
+	s := p.Stats()
+	n := s.Callers.Pieces
+	for _, w := range s.Workers {
+		n += w.Pieces
+	}
+	return n
+}
+
+// Catches: a sequential source's batches of CPU-bound stages running off
+// the pool (on goroutines of their own), or a pipeline with a Limit
+// running on the pool, where its waits would hold the pool's workers.
+func TestStreamRunsOnPool(t *testing.T) {
+	defer noLeaks(t)()
+	p := par.NewPool(par.Workers(2))
+	defer p.Close()
+	const n = 20000
+	for _, src := range []string{"From", "Chan", "Lines"} {
+		var mk func(n int, opts ...Option) Pipe[int]
+		for _, s := range sources {
+			if s.name == src {
+				mk = s.make
+			}
+		}
+		p.ResetStats()
+		s, err := Sum(Map(mk(n, On(p)), func(v int) int { return v * 2 }))
+		if err != nil || s != n*(n-1) {
+			t.Fatalf("%s: sum %d, %v", src, s, err)
+		}
+		if poolPieces(p) == 0 {
+			t.Fatalf("%s: no batch ran on the pool", src)
+		}
+	}
+	p.ResetStats()
+	s, err := Sum(Map(From(count(100), On(p)), func(v int) int { return v }, Limit(2)))
+	if err != nil || s != 4950 {
+		t.Fatalf("From with a Limit stage: sum %d, %v", s, err)
+	}
+	if k := poolPieces(p); k != 0 {
+		t.Fatalf("a pipeline with a Limit ran %d pieces on the pool", k)
+	}
+}
+
+// Catches: Limit not accepted by FlatMap and FlatMapErr, or not bounding
+// the bodies of that stage, or values lost or reordered around it.
+func TestFlatMapLimit(t *testing.T) {
+	defer noLeaks(t)()
+	var cur, high atomic.Int64
+	var mu sync.Mutex
+	enter := func() {
+		n := cur.Add(1)
+		mu.Lock()
+		high.Store(max(high.Load(), n))
+		mu.Unlock()
+	}
+	expand := func(v int) Seq[int] {
+		return func(yield func(int) bool) {
+			enter()
+			defer cur.Add(-1)
+			for k := range 3 {
+				time.Sleep(50 * time.Microsecond)
+				if !yield(3*v + k) {
+					return
+				}
+			}
+		}
+	}
+	expandErr := func(_ context.Context, v int, yield func(int) bool) error {
+		for u := range expand(v) {
+			if !yield(u) {
+				break
+			}
+		}
+		return nil
+	}
+	want := make([]int, 600)
+	for i := range want {
+		want[i] = i
+	}
+	for _, src := range sources[:3] {
+		for _, form := range []string{"FlatMap", "FlatMapErr"} {
+			cur.Store(0)
+			high.Store(0)
+			var q Pipe[int]
+			if form == "FlatMap" {
+				q = FlatMap(src.make(200), expand, Limit(3))
+			} else {
+				q = FlatMapErr(src.make(200), expandErr, Limit(3))
+			}
+			got, err := q.Collect()
+			if err != nil || !slices.Equal(got, want) {
+				t.Fatalf("%s %s: %d results, %v", src.name, form, len(got), err)
+			}
+			if h := high.Load(); h > 3 || h < 1 {
+				t.Fatalf("%s %s: %d bodies at once under Limit(3)", src.name, form, h)
+			}
+		}
+	}
+	defer func() {
+		if r, _ := recover().(string); !strings.Contains(r, "takes no option but Limit") {
+			t.Fatalf("Batch on FlatMap: recovered %q", r)
+		}
+	}()
+	FlatMap(Range(1), func(v int) Seq[int] { return nil }, Batch(2))
+}

@@ -38,7 +38,7 @@ func (p Pipe[T]) each(st *state, mk func() func(T) bool) {
 		}, p.o.parOpts()...)
 		return
 	}
-	p.stream(st, func(int) func(T) bool { return mk() }, nil)
+	p.stream(st, p.o.runners(), func(int) func(T) bool { return mk() }, nil)
 }
 
 // ForEach calls f for every result of p, concurrently and in no particular
@@ -82,8 +82,9 @@ func Fold[T, A any](p Pipe[T], init func() A, step func(acc *A, v T), merge func
 		}, merge, p.o.parOpts()...), nil
 	}
 	// Runner w alone touches accs[w] while the run goes on.
-	accs := make([]*A, p.o.runners())
-	p.stream(st, func(w int) func(T) bool {
+	nr := p.o.runners()
+	accs := make([]*A, nr)
+	p.stream(st, nr, func(w int) func(T) bool {
 		return func(v T) bool {
 			if accs[w] == nil {
 				a := init()
@@ -213,7 +214,7 @@ func (p Pipe[T]) Collect() (out []T, err error) {
 		}
 		return out, nil
 	}
-	p.stream(st, nil, func(b []T) bool { out = append(out, b...); return true })
+	p.stream(st, p.o.runners(), nil, func(b []T) bool { out = append(out, b...); return true })
 	return out, nil
 }
 
@@ -227,7 +228,7 @@ func (p Pipe[T]) All() Seq2[T, error] {
 		st := p.start()
 		defer st.finish() // after a panic or Goexit in a stage or the loop body
 		broke := false
-		p.stream(st, nil, func(b []T) bool {
+		p.stream(st, p.o.runners(), nil, func(b []T) bool {
 			for _, v := range b {
 				if !yield(v, nil) {
 					broke = true
@@ -306,7 +307,7 @@ func (p Pipe[T]) Find(pred func(T) bool) (v T, found bool, err error) {
 		}, q.o.parOpts()...)
 		return v, found, nil
 	}
-	q.stream(st, nil, func(b []T) bool {
+	q.stream(st, q.o.runners(), nil, func(b []T) bool {
 		if len(b) > 0 {
 			v, found = b[0], true
 			return false
