@@ -85,10 +85,11 @@ func Batch(n int) Option {
 // Limit declares that work blocks (on files, the network, sleeps). Given to
 // a source, it runs the whole pipeline on n goroutines of their own
 // (par.Blocking), off the pool's workers. Given to a stage (Map, MapErr,
-// Filter, FilterErr), it lets at most n items be in that stage's function at
-// once, and adds n goroutines to the pipeline's runners, so that items
-// waiting in the stage do not hold up the CPU-bound stages. It panics if
-// n < 1.
+// Filter, FilterErr, FlatMap, FlatMapErr), it lets at most n items be in
+// that stage's function at once, and adds n goroutines to the pipeline's
+// runners, so that items waiting in the stage do not hold up the CPU-bound
+// stages; the whole pipeline then runs on goroutines of its own. It panics
+// if n < 1.
 func Limit(n int) Option {
 	if n < 1 {
 		panic("iter: Limit(n) with n < 1")
@@ -410,34 +411,40 @@ func (p Pipe[T]) FilterErr(keep func(context.Context, T) (bool, error), opts ...
 }
 
 // FlatMap returns the pipeline of every value of f(v), for every result v of
-// p, in order.
-func FlatMap[T, U any](p Pipe[T], f func(T) Seq[U]) Pipe[U] {
+// p, in order. It takes the Limit option: with Limit(n), at most n items are
+// in f at once, an item keeping its place until its last value has been
+// passed on to the next stages (so the values need not be buffered).
+func FlatMap[T, U any](p Pipe[T], f func(T) Seq[U], opts ...Option) Pipe[U] {
 	if f == nil {
 		panic("iter: FlatMap with nil f")
 	}
-	return then(p, func(_ *state, down func(U) bool) func(T) bool {
-		return func(v T) bool {
-			ok := true
+	n, key := stageLimit("FlatMap", opts), new(int)
+	return then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+		g := limited(st, key, n, func(v T) bool {
 			for u := range f(v) {
 				if !down(u) {
-					ok = false
-					break
+					return false
 				}
 			}
-			return ok
+			return true
+		})
+		return func(v T) bool {
+			ok, entered := g(v)
+			return entered && ok
 		}
 	})
 }
 
 // FlatMapErr is FlatMap for a function that can fail: f calls yield for each
 // of its results (and stops if yield returns false), and returns an error
-// with the semantics of MapErr.
-func FlatMapErr[T, U any](p Pipe[T], f func(ctx context.Context, v T, yield func(U) bool) error) Pipe[U] {
+// with the semantics of MapErr. It takes the Limit option, as FlatMap.
+func FlatMapErr[T, U any](p Pipe[T], f func(ctx context.Context, v T, yield func(U) bool) error, opts ...Option) Pipe[U] {
 	if f == nil {
 		panic("iter: FlatMapErr with nil f")
 	}
-	return then(p, func(st *state, down func(U) bool) func(T) bool {
-		return func(v T) bool {
+	n, key := stageLimit("FlatMapErr", opts), new(int)
+	return then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+		g := limited(st, key, n, func(v T) bool {
 			ok := true
 			err := f(st.ctx, v, func(u U) bool {
 				ok = ok && down(u)
@@ -448,6 +455,10 @@ func FlatMapErr[T, U any](p Pipe[T], f func(ctx context.Context, v T, yield func
 				return false
 			}
 			return ok
+		})
+		return func(v T) bool {
+			ok, entered := g(v)
+			return entered && ok
 		}
 	})
 }
