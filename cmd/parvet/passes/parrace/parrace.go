@@ -308,11 +308,10 @@ func joinedEachIteration(info *types.Info, loop ast.Stmt, start ast.Node) bool {
 		}
 		switch n := n.(type) {
 		case *ast.UnaryExpr:
-			if n.Op == token.ARROW {
+			// A select's receive cases are visited as receives.
+			if n.Op == token.ARROW && !ordersNothing(info, n.X) {
 				joined = true
 			}
-		case *ast.SelectStmt:
-			joined = true
 		case *ast.RangeStmt:
 			if t, ok := info.TypeOf(n.X).Underlying().(*types.Chan); ok && t != nil {
 				joined = true
@@ -325,6 +324,39 @@ func joinedEachIteration(info *types.Info, loop ast.Stmt, start ast.Node) bool {
 		return true
 	})
 	return joined
+}
+
+// ordersNothing reports whether a receive from ch synchronizes with no
+// other goroutine of the program's: ctx.Done() (any method Done with no
+// arguments that returns a channel), time.After, time.Tick, and the C of a
+// time.Timer or time.Ticker.
+func ordersNothing(info *types.Info, ch ast.Expr) bool {
+	switch e := ast.Unparen(ch).(type) {
+	case *ast.CallExpr:
+		fn, ok := typeutil.Callee(info, e).(*types.Func)
+		if !ok {
+			return false
+		}
+		if fn.Name() == "Done" && len(e.Args) == 0 {
+			if t := info.TypeOf(e); t != nil {
+				_, isChan := t.Underlying().(*types.Chan)
+				return isChan
+			}
+		}
+		return fn.Pkg() != nil && fn.Pkg().Path() == "time" && (fn.Name() == "After" || fn.Name() == "Tick")
+	case *ast.SelectorExpr:
+		if e.Sel.Name != "C" {
+			return false
+		}
+		t := info.TypeOf(e.X)
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" {
+			return n.Obj().Name() == "Timer" || n.Obj().Name() == "Ticker"
+		}
+	}
+	return false
 }
 
 // specOf returns how call runs its function arguments, or nil.
@@ -751,11 +783,12 @@ func (b *body) collectLocks() {
 		case *ast.DeferStmt:
 			deferred[n.Call] = true
 		case *ast.UnaryExpr:
-			if n.Op == token.ARROW {
+			// A receive (in a select case too) may take a token another
+			// body passed on; one from a context's Done channel or a timer
+			// orders nothing between the bodies.
+			if n.Op == token.ARROW && !ordersNothing(info, n.X) {
 				b.acquires = append(b.acquires, n.Pos())
 			}
-		case *ast.SelectStmt:
-			b.acquires = append(b.acquires, n.Pos())
 		case *ast.CallExpr:
 			if deferred[n] {
 				return true
