@@ -323,6 +323,9 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 	}
 	n, key := stageLimit("Map", opts), new(int)
 	return then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+		if n == 0 {
+			return func(v T) bool { return down(f(v)) }
+		}
 		g := limited(st, key, n, f)
 		return func(v T) bool {
 			u, ok := g(v)
@@ -371,6 +374,9 @@ func (p Pipe[T]) Filter(keep func(T) bool, opts ...Option) Pipe[T] {
 	}
 	n, key := stageLimit("Filter", opts), new(int)
 	return then(withLimit(p, n), func(st *state, down func(T) bool) func(T) bool {
+		if n == 0 {
+			return func(v T) bool { return !keep(v) || down(v) }
+		}
 		g := limited(st, key, n, keep)
 		return func(v T) bool {
 			k, ok := g(v)

@@ -72,14 +72,27 @@ func Fold[T, A any](p Pipe[T], init func() A, step func(acc *A, v T), merge func
 		}
 	}()
 	if p.indexed() {
-		return par.Fold(p.n, init, func(acc *A, lo, hi int) {
-			if st.stopped() {
-				return
-			}
-			f := p.item(st, func(v T) bool { step(acc, v); return true })
+		// The stages are bound once per accumulator (per worker), not
+		// once per piece: par.Fold calls the leaf for every piece, and
+		// pieces of cheap items are many. A foldAcc is reached only from
+		// its accumulator, which par.Fold hands to one worker at a time.
+		type foldAcc struct {
+			a A
+			f func(i int) bool
+		}
+		w := par.Fold(p.n, func() *foldAcc {
+			fa := &foldAcc{a: init()}
+			fa.f = p.item(st, func(v T) bool { step(&fa.a, v); return true })
+			return fa
+		}, func(acc **foldAcc, lo, hi int) {
+			f := (*acc).f
 			for i := lo; i < hi && !st.stopped() && f(i); i++ {
 			}
-		}, merge, p.o.parOpts()...), nil
+		}, func(x, y *foldAcc) *foldAcc {
+			x.a = merge(x.a, y.a)
+			return x
+		}, p.o.parOpts()...)
+		return w.a, nil
 	}
 	// Runner w alone touches accs[w] while the run goes on.
 	nr := p.o.runners()
