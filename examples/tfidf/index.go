@@ -98,6 +98,11 @@ type corpus struct {
 	sizes    []int64 // the files' sizes, par.Weighted's weights
 	bytes    int64
 	itemTime []time.Duration
+
+	// For the largest-first strategy: the documents by decreasing size
+	// (ties in path order) and their sizes in that order.
+	bySize        []int32
+	bySizeWeights []int64
 }
 
 // walk lists every regular file under root, in lexical order. Symbolic
@@ -134,6 +139,13 @@ func walk(root string) (*corpus, error) {
 		return nil, fmt.Errorf("%s: %d files, more than an index holds", root, len(c.docs))
 	}
 	c.itemTime = make([]time.Duration, len(c.docs))
+	for i := range c.docs {
+		c.bySize = append(c.bySize, int32(i))
+	}
+	slices.SortStableFunc(c.bySize, func(a, b int32) int { return cmp.Compare(c.sizes[b], c.sizes[a]) })
+	for _, i := range c.bySize {
+		c.bySizeWeights = append(c.bySizeWeights, c.sizes[i])
+	}
 	return c, nil
 }
 

@@ -43,14 +43,22 @@
 // # Flags
 //
 //	-dir DIR          the directory to index (default $(go env GOROOT)/src)
-//	-strategy NAME    how to split the indexing: static, dynamic, semaphore,
-//	                  stealing (the default), weighted, or all
+//	-strategy LIST    how to split the indexing: static, dynamic, semaphore,
+//	                  stealing (the default), weighted, largest-first, or
+//	                  all (the first five); a comma-separated list of them
+//	                  prints the table below for those
 //	-seq              also build the index sequentially, check that it is the
 //	                  same, and print the speedup (default true)
 //	-k N              how many files to print (default 10)
-//	-runs N           build N times with each strategy and report the
-//	                  fastest build (default 1): for a machine shared with
-//	                  other work
+//	-runs N           build N times with each strategy (default 1), the
+//	                  strategies taking turns: round r builds once with
+//	                  each, so that all of them see the same machine. The
+//	                  table gives the medians over the rounds, the speedup
+//	                  being the median of the rounds' paired ratios (round
+//	                  r's sequential time over round r's time); with N > 1
+//	                  every build's wall time and CPU time follow, a line
+//	                  per round, for A/B comparisons on a machine shared
+//	                  with other work
 //	-stats            print the pool's counters (Pool.Stats: per worker
 //	                  pieces, steals, splits, busy and idle time) after
 //	                  each of parloop's builds
@@ -75,11 +83,34 @@
 //	weighted   parloop told each file's cost, its size: par.Fold with
 //	           par.Weighted(sizes), so pieces are cut at equal bytes, not files
 //
+// and one more, not in all, for comparison:
+//
+//	largest-first  weighted partitioning by file size, largest first: par.Fold
+//	               over the files sorted by decreasing size, with
+//	               par.Weighted(sizes in that order)
+//
+// weighted keeps the files in the walk's order. Largest first is the
+// textbook order for a list scheduler (the last pieces are the smallest),
+// but with stealing the last pieces are small anyway, and the sorted order
+// costs work of its own: every worker's postings come out of document
+// order, so the build sorts them before it is done, and the files are read
+// out of directory order. Compare them with
+// -strategy weighted,largest-first -runs 5: the CPU times per round show
+// what the order costs whatever else the machine runs.
+//
+// The sizes are good weights but not exact ones: in $(go env GOROOT)/src
+// the binary files (race detector and BoringCrypto .syso objects, test
+// data) are 15% of the bytes and under 1% of the time, since they are read
+// but not tokenised, and each file costs an open and a read besides its
+// bytes. Stealing corrects what the weights get wrong.
+//
 // # The table
 //
 // -strategy all builds the index sequentially and with every strategy,
 // checks that every index and every answer is identical to the sequential
-// ones (it exits with status 1 if one is not), and prints one line each:
+// ones (it exits with status 1 if one is not), and prints one line each
+// (with -runs, the medians over the rounds, computed with
+// golang.org/x/exp/stats):
 //
 //	time         the whole build: read, tokenise, merge and sort the postings
 //	speedup      the sequential time over this one
@@ -123,6 +154,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,6 +177,8 @@ var defaultQuery = []string{"goroutine", "channel", "select"}
 type options struct {
 	dir        string
 	strategy   string
+	names      []string // the strategies of -strategy, in order
+	table      bool     // more than one, or all: print the table
 	seq        bool
 	k          int
 	runs       int
@@ -160,11 +194,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	o := &options{}
 	fs.StringVar(&o.dir, "dir", "", "the `directory` to index (default $(go env GOROOT)/src)")
-	fs.StringVar(&o.strategy, "strategy", "stealing", "how to split the indexing: static, dynamic, semaphore, stealing, weighted or all")
+	fs.StringVar(&o.strategy, "strategy", "stealing", "how to split the indexing: a comma-separated `list` of "+strategyList()+", or all (the first five)")
 	fs.BoolVar(&o.seq, "seq", true, "also build the index sequentially, check it is the same, and print the speedup")
 	fs.IntVar(&o.k, "k", 10, "how many files to print")
 	fs.BoolVar(&o.stats, "stats", false, "print the pool's counters (Pool.Stats) after each of parloop's builds")
-	fs.IntVar(&o.runs, "runs", 1, "build the index this many `times` with each strategy and report the fastest")
+	fs.IntVar(&o.runs, "runs", 1, "build the index this many `times` with each strategy, the strategies in turn, and report the medians")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile to `file`")
 	fs.StringVar(&o.trace, "trace", "", "write an execution trace to `file`")
 	fs.Usage = func() {
@@ -174,9 +208,23 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if _, ok := strategyNamed(o.strategy); !ok && o.strategy != "all" {
-		return nil, fmt.Errorf("-strategy %s: want static, dynamic, semaphore, stealing, weighted or all", o.strategy)
+	for _, name := range strings.Split(o.strategy, ",") {
+		if name == "all" {
+			for _, s := range strategies {
+				if s.inAll && !slices.Contains(o.names, s.name) {
+					o.names = append(o.names, s.name)
+				}
+			}
+			continue
+		}
+		if _, ok := strategyNamed(name); !ok {
+			return nil, fmt.Errorf("-strategy %s: want a comma-separated list of %s, or all", name, strategyList())
+		}
+		if !slices.Contains(o.names, name) {
+			o.names = append(o.names, name)
+		}
 	}
+	o.table = len(o.names) > 1 || o.strategy == "all"
 	if o.k < 1 {
 		return nil, fmt.Errorf("-k %d: want at least 1", o.k)
 	}
@@ -267,35 +315,29 @@ func (o *options) main(stdout, stderr io.Writer) error {
 
 	ctx := context.Background()
 	terms := queryTerms(o.query)
-	names := []string{o.strategy}
-	if o.strategy == "all" {
-		names = nil
-		for _, s := range strategies {
-			names = append(names, s.name)
-		}
-	}
-	if o.seq || o.strategy == "all" {
+	names := o.names
+	if o.table && o.seq {
 		names = append([]string{"sequential"}, names...)
-	}
-	if o.strategy != "all" {
+	} else if o.seq {
 		// The parallel build first, as the command's answer.
-		slices.Reverse(names)
+		names = append(names, "sequential")
 	}
 
 	// Every build's index, and its answer to the query, must be the same
-	// as the first build's. Only the first index is kept.
+	// as the first build's. Only the first index is kept. The strategies
+	// take turns: round r builds once with each, so that every strategy
+	// sees the same machine, and the rounds are paired.
 	var (
 		first   *Index
 		hits    []Hit
 		matched int
 		qtime   time.Duration
-		runs    []result
+		rounds  = make([][]result, o.runs) // rounds[r][i]: round r's build with names[i]
 		bad     []string
 		builds  int
 	)
-	for _, name := range names {
-		var best result
-		for rep := range o.runs {
+	for rep := range o.runs {
+		for _, name := range names {
 			var r result
 			pprof.Do(ctx, pprof.Labels("phase", "index"), func(context.Context) {
 				r, err = o.build(c, name, pool, stderr)
@@ -324,34 +366,30 @@ func (o *options) main(stdout, stderr io.Writer) error {
 				}
 			}
 			r.x = nil
-			if rep == 0 || r.time < best.time {
-				best = r
-			}
+			rounds[rep] = append(rounds[rep], r)
 		}
-		runs = append(runs, best)
 	}
+	runs := summarize(names, rounds)
 	fmt.Fprintf(stdout, "indexed %d files, %.1f MB, %d terms, under %s\n", len(c.docs), float64(c.bytes)/1e6, first.Terms(), o.dir)
 
-	var seq *result
-	for i := range runs {
-		if runs[i].name == "sequential" {
-			seq = &runs[i]
-		}
-	}
-	if o.strategy == "all" {
+	if o.table {
 		printTable(stdout, runs, P)
 	} else {
 		r := runs[0]
 		s, _ := strategyNamed(r.name)
-		fmt.Fprintf(stdout, "%s (%s): %v on %d workers (%s CPUs), imbalance %.2f, utilization %.0f%%\n", r.name, s.about, r.time.Round(time.Millisecond), P, cpus(r), r.spread.imbalance, 100*r.spread.utilization)
-		if seq != nil {
-			fmt.Fprintf(stdout, "sequential: %v (%s CPUs), speedup %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), cpus(*seq), seq.time.Seconds()/r.time.Seconds(), runtime.GOMAXPROCS(0))
+		fmt.Fprintf(stdout, "%s (%s): %v on %d workers (%s CPUs), imbalance %.2f, utilization %.0f%%\n", r.name, s.about, r.time.Round(time.Millisecond), P, fmtCPUs(r.cpus), r.imbalance, 100*r.utilization)
+		if len(runs) > 1 && runs[1].name == "sequential" {
+			seq := runs[1]
+			fmt.Fprintf(stdout, "sequential: %v (%s CPUs), speedup %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), fmtCPUs(seq.cpus), r.speedup, runtime.GOMAXPROCS(0))
 		}
+	}
+	if o.runs > 1 {
+		printRounds(stdout, names, rounds)
 	}
 	if o.stats {
 		for _, r := range runs {
-			if r.spread.pool != "" {
-				fmt.Fprintf(stdout, "%s: %s", r.name, r.spread.pool)
+			if r.pool != "" {
+				fmt.Fprintf(stdout, "%s: %s", r.name, r.pool)
 			}
 		}
 	}
@@ -399,7 +437,11 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 		s, _ := strategyNamed(name)
 		t, sp = s.build(&builder{c: c, P: pool.Workers(), pool: pool, m: m})
 	}
+	f0 := time.Now()
 	x, err := c.finish(t, each)
+	if os.Getenv("TFIDF_FINISH") != "" {
+		fmt.Fprintf(stderr, "finish %s: %v of %v\n", name, time.Since(f0), time.Since(start))
+	}
 	elapsed := time.Since(start)
 	cpu := processCPU() - cpu0
 	stop()
@@ -409,46 +451,126 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 	return result{name: name, x: x, time: elapsed, cpu: cpu, spread: sp, items: slices.Clone(c.itemTime)}, nil
 }
 
-// printTable prints -strategy all's table: one line per build.
-func printTable(w io.Writer, runs []result, P int) {
-	var seq time.Duration
-	for _, r := range runs {
-		if r.name == "sequential" {
-			seq = r.time
+// summary is a strategy's figures over the rounds: the median of each
+// (golang.org/x/exp/stats), the speedup being the median of the rounds'
+// paired ratios (round r's sequential time over round r's time).
+type summary struct {
+	name        string
+	time        time.Duration
+	speedup     float64 // 0: no sequential build to compare with
+	imbalance   float64
+	utilization float64
+	straggler   float64 // 0: unknown
+	steals      float64 // -1 for the hand-written strategies
+	cpus        float64 // 0: unknown
+	pool        string  // the last round's Pool.Stats, rendered; "" for the others
+}
+
+// summarize sums up the rounds' builds per strategy, in the order of names.
+func summarize(names []string, rounds [][]result) []summary {
+	seq := slices.Index(names, "sequential")
+	var out []summary
+	for i, name := range names {
+		var ts, sp, imb, util, strag, steals, cp []float64
+		s := summary{name: name}
+		for _, round := range rounds {
+			r := round[i]
+			ts = append(ts, float64(r.time))
+			if seq >= 0 && r.time > 0 {
+				sp = append(sp, float64(round[seq].time)/float64(r.time))
+			}
+			imb = append(imb, r.spread.imbalance)
+			util = append(util, r.spread.utilization)
+			if st := straggler(r.items); st > 0 {
+				strag = append(strag, st)
+			}
+			steals = append(steals, float64(r.spread.steals))
+			if r.cpu > 0 && r.time > 0 {
+				cp = append(cp, r.cpu.Seconds()/r.time.Seconds())
+			}
+			s.pool = r.spread.pool
 		}
+		s.time = time.Duration(stats.Median(ts))
+		s.speedup, s.straggler, s.cpus = medianOr0(sp), medianOr0(strag), medianOr0(cp)
+		s.imbalance, s.utilization, s.steals = stats.Median(imb), stats.Median(util), stats.Median(steals)
+		out = append(out, s)
 	}
+	return out
+}
+
+// medianOr0 is the median of xs, or 0 for none.
+func medianOr0(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return stats.Median(xs)
+}
+
+// printTable prints -strategy all's table: one line per strategy, the
+// medians over the rounds.
+func printTable(w io.Writer, runs []summary, P int) {
 	fmt.Fprintf(w, "%d workers (GOMAXPROCS=%d)\n", P, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(w, "%-10s %9s %8s %10s %10s %12s %7s %5s\n", "strategy", "time", "speedup", "imbalance", "straggler", "utilization", "steals", "cpus")
+	fmt.Fprintf(w, "%-13s %9s %8s %10s %10s %12s %7s %5s\n", "strategy", "time", "speedup", "imbalance", "straggler", "utilization", "steals", "cpus")
 	for _, r := range runs {
 		speedup := "-"
-		if seq > 0 {
-			speedup = fmt.Sprintf("%.2fx", seq.Seconds()/r.time.Seconds())
+		if r.speedup > 0 {
+			speedup = fmt.Sprintf("%.2fx", r.speedup)
 		}
-		imb, util, steals := fmt.Sprintf("%.2f", r.spread.imbalance), fmt.Sprintf("%.1f%%", 100*r.spread.utilization), "-"
-		if r.spread.steals >= 0 {
-			steals = fmt.Sprint(r.spread.steals)
+		imb, util, steals, strag := fmt.Sprintf("%.2f", r.imbalance), fmt.Sprintf("%.1f%%", 100*r.utilization), "-", "-"
+		if r.steals >= 0 {
+			steals = fmt.Sprint(math.Round(r.steals))
 		}
 		if r.name == "sequential" {
 			imb, util = "-", "-"
 		}
-		fmt.Fprintf(w, "%-10s %9v %8s %10s %10s %12s %7s %5s\n", r.name, r.time.Round(time.Millisecond), speedup, imb, straggler(r.items), util, steals, cpus(r))
+		if r.straggler > 0 {
+			strag = fmt.Sprintf("%.0f", r.straggler)
+		}
+		fmt.Fprintf(w, "%-13s %9v %8s %10s %10s %12s %7s %5s\n", r.name, r.time.Round(time.Millisecond), speedup, imb, strag, util, steals, fmtCPUs(r.cpus))
 	}
 }
 
-// cpus returns the CPUs a build had: the process's CPU time over the wall
-// time. Below P for a parallel build, the machine was busy with other work
-// (or the build waited), and its times say little.
-func cpus(r result) string {
-	if r.cpu <= 0 || r.time <= 0 {
+// printRounds prints every build's wall time, then its CPU time (the
+// process's, over the build), a line per round and a column per strategy:
+// the pairs behind the medians, for A/B comparisons. On a machine shared
+// with other work the CPU times are the steadier: they count the work
+// done, not the time spent waiting for a CPU.
+func printRounds(w io.Writer, names []string, rounds [][]result) {
+	for _, what := range []string{"wall", "CPU"} {
+		fmt.Fprintf(w, "\nbuild %s times per round (ms), the strategies in turn:\n%-6s", what, "round")
+		for _, n := range names {
+			fmt.Fprintf(w, " %13s", n)
+		}
+		fmt.Fprintln(w)
+		for i, round := range rounds {
+			fmt.Fprintf(w, "%-6d", i+1)
+			for _, r := range round {
+				d := r.time
+				if what == "CPU" {
+					d = r.cpu
+				}
+				fmt.Fprintf(w, " %13.1f", float64(d.Microseconds())/1e3)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// fmtCPUs formats the CPUs a build had: the process's CPU time over the
+// wall time. Below P for a parallel build, the machine was busy with other
+// work (or the build waited), and its times say little.
+func fmtCPUs(c float64) string {
+	if c <= 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f", r.cpu.Seconds()/r.time.Seconds())
+	return fmt.Sprintf("%.2f", c)
 }
 
-// straggler returns the slowest item's time over the median item's.
-func straggler(items []time.Duration) string {
+// straggler returns the slowest item's time over the median item's, or 0
+// if there are none or the median is 0.
+func straggler(items []time.Duration) float64 {
 	if len(items) == 0 {
-		return "-"
+		return 0
 	}
 	f := make([]float64, len(items))
 	for i, d := range items {
@@ -456,9 +578,9 @@ func straggler(items []time.Duration) string {
 	}
 	med := stats.Median(f)
 	if med <= 0 {
-		return "-"
+		return 0
 	}
-	return fmt.Sprintf("%.0f", slices.Max(f)/med)
+	return slices.Max(f) / med
 }
 
 func main() {

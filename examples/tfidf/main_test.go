@@ -272,6 +272,72 @@ func TestOutput(t *testing.T) {
 	if all := hitsOf(t, out.String()); !slices.EqualFunc(all, hits[:3], slices.Equal) {
 		t.Errorf("-strategy all answers %v; the default run %v", all, hits[:3])
 	}
+	if strings.Contains(out.String(), "largest-first") {
+		t.Errorf("-strategy all runs largest-first, which is not one of its five:\n%s", out.String())
+	}
+	// With -runs 2, every build's time, a line per round, in the order of
+	// the table.
+	for _, what := range []string{"wall", "CPU"} {
+		rounds := regexp.MustCompile(`(?m)^build ` + what + ` times per round \(ms\).*\nround +sequential +static +dynamic +semaphore +stealing +weighted\n1( +\d+\.\d){6}\n2( +\d+\.\d){6}$`)
+		if !rounds.MatchString(out.String()) {
+			t.Errorf("-strategy all -runs 2: no %s times per round:\n%s", what, out.String())
+		}
+	}
+
+	// A list of strategies: a table of those and the sequential build.
+	out.Reset()
+	if rc := run([]string{"-dir", dir, "-strategy", "largest-first,stealing", "-k", "3", "goroutine", "Channel"}, &out, &errb); rc != 0 {
+		t.Fatalf("-strategy largest-first,stealing: exit %d: %s", rc, errb.String())
+	}
+	for _, name := range []string{"sequential", "largest-first", "stealing"} {
+		if !regexp.MustCompile(`(?m)^` + name + ` +\S+ +\d+\.\d\dx `).MatchString(out.String()) {
+			t.Errorf("-strategy largest-first,stealing: no row for %s:\n%s", name, out.String())
+		}
+	}
+	if regexp.MustCompile(`(?m)^(static|weighted|round) `).MatchString(out.String()) {
+		t.Errorf("-strategy largest-first,stealing runs more than asked, or prints rounds for one run:\n%s", out.String())
+	}
+	if got := hitsOf(t, out.String()); !slices.EqualFunc(got, hits[:3], slices.Equal) {
+		t.Errorf("-strategy largest-first,stealing answers %v; the default run %v", got, hits[:3])
+	}
+}
+
+// Catches: medians taken over the wrong builds, a speedup that is not the
+// median of the paired ratios (round r's sequential time over round r's),
+// or a steal count given to the hand-written strategies.
+func TestSummarize(t *testing.T) {
+	ms := time.Millisecond
+	res := func(name string, d time.Duration, imb float64, steals int64) result {
+		return result{name: name, time: d, cpu: d, spread: spread{imbalance: imb, utilization: 1 / imb, steals: steals}}
+	}
+	names := []string{"sequential", "static", "stealing"}
+	rounds := [][]result{
+		{res("sequential", 200*ms, 1, -1), res("static", 100*ms, 1.5, -1), res("stealing", 100*ms, 1.0, 4)},
+		{res("sequential", 400*ms, 1, -1), res("static", 100*ms, 1.1, -1), res("stealing", 300*ms, 1.2, 8)},
+		{res("sequential", 300*ms, 1, -1), res("static", 400*ms, 1.3, -1), res("stealing", 100*ms, 1.1, 6)},
+	}
+	got := summarize(names, rounds)
+	if len(got) != 3 {
+		t.Fatalf("%d summaries; want 3", len(got))
+	}
+	// static: times 100, 100, 400 (median 100); paired ratios 2, 4, 0.75
+	// (median 2, while the ratio of the medians would be 300/100 = 3).
+	st := got[1]
+	if st.name != "static" || st.time != 100*ms || st.speedup != 2 || st.imbalance != 1.3 || st.steals != -1 || st.cpus != 1 {
+		t.Errorf("static: %+v", st)
+	}
+	// stealing: times 100, 300, 100; ratios 2, 4/3, 3 (median 2).
+	sl := got[2]
+	if sl.name != "stealing" || sl.time != 100*ms || sl.speedup != 2 || sl.imbalance != 1.1 || sl.steals != 6 {
+		t.Errorf("stealing: %+v", sl)
+	}
+	if sq := got[0]; sq.speedup != 1 || sq.time != 300*ms {
+		t.Errorf("sequential: %+v", sq)
+	}
+	// No sequential build: no speedup.
+	if got := summarize(names[1:], [][]result{rounds[0][1:]}); got[0].speedup != 0 || got[1].time != 100*ms {
+		t.Errorf("without a sequential build: %+v", got)
+	}
 }
 
 // Catches: a -h that fails, bad flags accepted, a missing directory not
@@ -284,7 +350,7 @@ func TestFlags(t *testing.T) {
 	if !strings.Contains(errb.String(), "-strategy") {
 		t.Errorf("-h does not list the flags:\n%s", errb.String())
 	}
-	for _, args := range [][]string{{"-strategy", "random"}, {"-k", "0"}, {"-runs", "0"}, {"-nosuchflag"}} {
+	for _, args := range [][]string{{"-strategy", "random"}, {"-strategy", "stealing,random"}, {"-strategy", ""}, {"-k", "0"}, {"-runs", "0"}, {"-nosuchflag"}} {
 		if rc := run(args, &out, &errb); rc != 2 {
 			t.Errorf("%q: exit %d; want 2", args, rc)
 		}
@@ -431,7 +497,7 @@ func TestMismatchFails(t *testing.T) {
 	makeCorpus(t, dir, 40, 1)
 	saved := strategies
 	defer func() { strategies = saved }()
-	strategies = append(slices.Clone(saved), strategy{"broken", "static, but one posting is lost", func(b *builder) (*table, spread) {
+	strategies = append(slices.Clone(saved), strategy{"broken", "static, but one posting is lost", true, func(b *builder) (*table, spread) {
 		t, sp := buildStatic(b)
 		for s := range t.shards {
 			for k, ps := range t.shards[s].lists {
