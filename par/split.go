@@ -237,14 +237,26 @@ func (c *loopCore) fail(pe *PanicError) {
 // pacer sizes the grains of one piece. It lives on the stack of the piece's
 // loop, so pacing costs no shared write; a piece publishes what it learned
 // only when it splits, for the half it pushes.
+//
+// The cost of an iteration is kept as the grain that measured it (costIters
+// iterations in costTicks ticks), not as a quotient: the split decision
+// compares products (costAtLeast), so the grain after which nothing splits,
+// the common case in a busy pool, divides nothing. A grain that took
+// between half and twice grainTarget keeps its size, without a division
+// either.
 type pacer struct {
-	grain  int64 // iterations in the next grain
-	costMt int64 // cost of one iteration in 1/1000 ticks; 0: not measured yet
+	grain     int64 // iterations in the next grain
+	costIters int64 // iterations of the grain that measured the cost; 0: not measured yet
+	costTicks int64 // ticks that grain took
 }
 
 // newPacer starts a piece with what the call has learned so far.
 func (c *loopCore) newPacer() pacer {
-	return pacer{grain: max(c.grain.Load(), c.minGrain), costMt: c.costMt.Load()}
+	pc := pacer{grain: max(c.grain.Load(), c.minGrain)}
+	if cost := c.costMt.Load(); cost != 0 {
+		pc.costIters, pc.costTicks = 1000, cost
+	}
+	return pc
 }
 
 // adapt records that iters iterations took dt ticks and sizes the next
@@ -253,10 +265,14 @@ func (c *loopCore) adapt(pc *pacer, iters, dt int64) {
 	if dt < 1 {
 		dt = 1
 	}
-	if dt >= nsToTicks(calibratedNs) {
-		pc.costMt = max(dt*1000/iters, 1)
+	tk := thresholds.Load()
+	if dt >= tk.calibrated {
+		pc.costIters, pc.costTicks = iters, dt
 	}
-	target := nsToTicks(grainTargetNs)
+	target := tk.target
+	if dt >= target/2 && dt <= 2*target {
+		return // about right: keep the grain
+	}
 	var next int64
 	if iters < 1<<31 && target < 1<<31 {
 		next = iters * target / dt
@@ -270,14 +286,38 @@ func (c *loopCore) adapt(pc *pacer, iters, dt int64) {
 	pc.grain = max(next, c.minGrain, 1)
 }
 
+// costAtLeast reports whether rem units at the pacer's measured cost take
+// at least ticks: rem*costTicks >= ticks*costIters, in 128 bits. False
+// while the cost is not measured.
+func (pc *pacer) costAtLeast(rem, ticks int64) bool {
+	if pc.costIters == 0 {
+		return false
+	}
+	h1, l1 := bits.Mul64(uint64(rem), uint64(pc.costTicks))
+	h2, l2 := bits.Mul64(uint64(ticks), uint64(pc.costIters))
+	return h1 > h2 || (h1 == h2 && l1 >= l2)
+}
+
+// costMt is the measured cost of an iteration in 1/1000 ticks, at least 1,
+// saturating; only for publish (a split), so the division is rare.
+func (pc *pacer) costMt() int64 {
+	hi, lo := bits.Mul64(uint64(pc.costTicks), 1000)
+	if hi >= uint64(pc.costIters) {
+		return math.MaxInt64 / 1000
+	}
+	q, _ := bits.Div64(hi, lo, uint64(pc.costIters))
+	return max(int64(min(q, math.MaxInt64/1000)), 1)
+}
+
 // worthSplitting reports whether a piece with the iterations [cur, hi)
 // left, running on s, should split now.
 func (c *loopCore) worthSplitting(s *slot, cur, hi int64, pc *pacer) bool {
 	if hi-cur < 2 || s.dq == nil || s.dq.Len() != 0 {
 		return false
 	}
-	est := c.estimate(c.units(cur, hi), pc.costMt) // ticks
-	if est < nsToTicks(splitMinNs) {
+	tk := thresholds.Load()
+	rem := c.units(cur, hi)
+	if !pc.costAtLeast(rem, tk.splitMin) {
 		return false
 	}
 	// At least P goroutines inside calls keep the CPUs busy by themselves:
@@ -289,7 +329,7 @@ func (c *loopCore) worthSplitting(s *slot, cur, hi int64, pc *pacer) bool {
 	}
 	st := &c.pool.sleep
 	if st.nSleepers.Load() > 0 && st.nSpinning.Load() == 0 {
-		return est >= nsToTicks(splitWakeNs)
+		return pc.costAtLeast(rem, tk.splitWake)
 	}
 	return true
 }
@@ -300,7 +340,9 @@ func (c *loopCore) publish(pc *pacer) {
 	if pc.grain > c.grain.Load() {
 		c.grain.Store(pc.grain)
 	}
-	c.costMt.Store(pc.costMt)
+	if pc.costIters != 0 {
+		c.costMt.Store(pc.costMt())
+	}
 }
 
 // complete marks the call finished. On the owner's own slot that is a

@@ -22,6 +22,26 @@ var (
 
 func init() {
 	calibNs, calibTicks = nanotime(), cputicks()
+	setThresholds()
+}
+
+// tickThresholds are split.go's durations in ticks, converted once per
+// calibration rather than at every grain.
+type tickThresholds struct {
+	target, calibrated, splitMin, splitWake int64
+}
+
+// thresholds is replaced whole (a pointer) when the tick rate is
+// calibrated, so a reader sees one consistent set.
+var thresholds atomic.Pointer[tickThresholds]
+
+func setThresholds() {
+	thresholds.Store(&tickThresholds{
+		target:     nsToTicks(grainTargetNs),
+		calibrated: nsToTicks(calibratedNs),
+		splitMin:   nsToTicks(splitMinNs),
+		splitWake:  nsToTicks(splitWakeNs),
+	})
 }
 
 // calibrateTicks measures the tick rate once enough time has passed.
@@ -36,6 +56,7 @@ func calibrateTicks() {
 	dt := cputicks() - calibTicks
 	if r := dt << 10 / dn; r > 0 && calibrated.CompareAndSwap(false, true) {
 		ticksPerNs.Store(r)
+		setThresholds()
 	}
 }
 

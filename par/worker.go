@@ -1,6 +1,9 @@
 package par
 
-import "sync/atomic"
+import (
+	"runtime"
+	"sync/atomic"
+)
 
 // run is a worker's main loop: take work (own deque, then steal), run it,
 // and when there is none, spin briefly and park (sleep.go). It returns when
@@ -139,29 +142,49 @@ func (s *slot) findWork(tree uint64) *task {
 // merely blocked would sit idle while the worker holding the rest of its
 // call splits off pieces). The party that sets done posts a token to this
 // slot afterwards (see sleep.go for why that cannot be lost).
+//
+// Waiting without work: a worker spins spinRounds rounds of PAUSE, since a
+// locked thread pays 15 to 22 µs for a yield. A guest is an ordinary
+// goroutine, for which runtime.Gosched costs well under a microsecond: it
+// yields between rounds instead, for up to guestSpinNs, and then parks. A
+// guest mostly waits for a piece of its call that a worker stole, and under
+// isolation it can help with nothing else; when more goroutines are
+// runnable than there are Ps (many callers at once), yielding hands its P
+// to them, where PAUSE would burn it and parking would cost a wake-up of
+// the caller later. Both end in the same park, so the wake-up protocol is
+// unchanged.
 func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 	spins := 0
-	limit := spinRounds
-	if !s.worker {
-		limit = guestSpinRounds
-	}
+	var yieldUntil int64 // guest: the tick until which it yields rather than parks; 0: not waiting
 	for !done.Load() {
 		if t := s.popLocal(); t != nil {
 			s.execute(t)
-			spins = 0
+			spins, yieldUntil = 0, 0
 			continue
 		}
 		if t := s.steal(thief.Load()-1, s.tree); t != nil {
 			s.execute(t)
+			spins, yieldUntil = 0, 0
+			continue
+		}
+		if s.worker {
+			if spins < spinRounds {
+				spins++
+				spinPause(spinPauses)
+				continue
+			}
 			spins = 0
-			continue
+		} else {
+			now := cputicks()
+			if yieldUntil == 0 {
+				yieldUntil = now + nsToTicks(guestSpinNs)
+			}
+			if now < yieldUntil {
+				runtime.Gosched()
+				continue
+			}
+			yieldUntil = 0
 		}
-		if spins < limit {
-			spins++
-			spinPause(spinPauses)
-			continue
-		}
-		spins = 0
 		t, woken := s.park(done, s.tree)
 		if woken {
 			s.pool.stopSpinning()
@@ -172,4 +195,6 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 	}
 }
 
-const guestSpinRounds = 8
+// guestSpinNs is how long a waiting guest yields before it parks: what 8
+// rounds of PAUSE took when guests spun as workers do.
+const guestSpinNs = 12_000
