@@ -6,6 +6,7 @@ replace github.com/parloop/parloop => ../
 
 require (
 	github.com/alitto/pond/v2 v2.7.1
+	github.com/destel/rill v0.7.0
 	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/parloop/parloop v0.0.0-00010101000000-000000000000
 	github.com/sourcegraph/conc v0.3.0
