@@ -111,6 +111,12 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 				{Title: "word counts with Fold (-col /impl)", Filter: ".name:FoldDocs", Col: "/impl"},
 			},
 		},
+		// The iter package: cheap bodies and the slice at 1 and 2 workers.
+		Phase{
+			Name: "iter", Benches: []string{"IterSeqMapCheap", "IterSlice"},
+			CPU: iterCPU(maxp), Rounds: mainCount, Benchtime: mainTime, Short: quick,
+			Benchstat: []BenchstatView{{Title: "iter pipelines, 50 ns body and slice (-col /impl)", Col: "/impl"}},
+		},
 		// Tracing off and Track: small calls, paired by round as the goals.
 		Phase{
 			Name: "trace", Benches: []string{"TraceOff"},
@@ -118,7 +124,28 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 			Benchstat: []BenchstatView{{Title: "tracing off, Track, tracing on (-col /impl)", Col: "/impl"}},
 		},
 	)
+	if maxp >= 2 {
+		// The iter package at 2 workers: runs of a second or more an op.
+		ps = append(ps,
+			Phase{
+				Name: "iter2", Benches: []string{"IterSeqMap", "IterPgrep"},
+				CPU: []int{2}, Rounds: mainCount, Benchtime: "1x", Short: quick,
+				Benchstat: []BenchstatView{{Title: "iter pipelines at 2 workers (-col /impl)", Col: "/impl"}},
+			},
+			Phase{
+				Name: "iterstream", Benches: []string{"IterStream"},
+				CPU: []int{2}, Rounds: 1, Benchtime: "1x", Short: quick,
+			})
+	}
 	return ps
+}
+
+// iterCPU is the GOMAXPROCS values of phase iter: 1 and 2.
+func iterCPU(maxp int) []int {
+	if maxp >= 2 {
+		return []int{1, 2}
+	}
+	return []int{1}
 }
 
 func main() {

@@ -91,6 +91,7 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 	writeRows(&b, sets["main"], sets["rows"], sets["few"], sets["blocking"], contentionWarning(cfg.Raw, "rows", "few", "blocking"))
 	writeWeighted(&b, sets["weighted"], sets["trace"], contentionWarning(cfg.Raw, "weighted", "trace"))
 	writeTFIDF(&b, cfg.Raw, md["quick"] == "true")
+	writeIter(&b, sets["iter"], sets["iter2"], sets["iterstream"], md["quick"] == "true", contentionWarning(cfg.Raw, "iter", "iter2", "iterstream"))
 	b.WriteString(contentionWarning(cfg.Raw, "main"))
 	plots, err := writeSummary(&b, sets["main"], cfg.Out)
 	if err != nil {
@@ -108,7 +109,7 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 }
 
 // phaseNames are the phases whose raw outputs the report reads.
-var phaseNames = []string{"main", "goals", "goals2", "exp", "rows", "few", "blocking", "weighted", "trace"}
+var phaseNames = []string{"main", "goals", "goals2", "exp", "rows", "few", "blocking", "weighted", "trace", "iter", "iter2", "iterstream"}
 
 // placeholder tells whether the library the benchmarks compile against
 // (wherever the replace directive, or a -modfile in GOFLAGS, points) still
