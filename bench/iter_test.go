@@ -15,6 +15,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -398,7 +399,11 @@ func grepFile(re *regexp.Regexp, path string) []byte {
 // is warm after the first run (one untimed run before each impl). Target
 // at 2 workers: iter at least 1.8× faster than seq.
 func BenchmarkIterPgrep(b *testing.B) {
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("go env GOROOT:", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	if _, err := os.Stat(dir); err != nil {
 		b.Skip("no GOROOT/src:", err)
 	}
