@@ -285,7 +285,9 @@ func measure(modver string) *Result {
 	}
 	if !*noTests {
 		for _, p := range pkgs {
+			t0 := time.Now()
 			r.TestsBefore[p] = test(dir, p, targets[p])
+			log.Printf("%s: tests before %s: %s (%.0fs)", modver, p, r.TestsBefore[p], time.Since(t0).Seconds())
 		}
 	}
 	// Apply the fixes, in the packages that have some; conflicting fixes in
@@ -314,7 +316,9 @@ func measure(modver string) *Result {
 			if _, ok := r.TestsBefore[p]; !ok {
 				r.TestsBefore[p] = "not run"
 			}
+			t0 := time.Now()
 			r.TestsAfter[p] = test(dir, p, targets[p])
+			log.Printf("%s: tests after %s: %s (%.0fs)", modver, p, r.TestsAfter[p], time.Since(t0).Seconds())
 		}
 	}
 	// Keep the diff for inspection.
