@@ -554,6 +554,7 @@ func printRounds(w io.Writer, names []string, rounds [][]result) {
 			fmt.Fprintln(w)
 		}
 	}
+	fmt.Fprintln(w)
 }
 
 // fmtCPUs formats the CPUs a build had: the process's CPU time over the
