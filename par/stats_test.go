@@ -1,0 +1,96 @@
+package par_test
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parloop/parloop/par"
+	"golang.org/x/exp/stats"
+)
+
+// par computes Stats' derived figures itself, so that importing par links
+// no golang.org/x/exp package (a module with no compatibility promise that
+// would then enter every user's build list); this test holds them to
+// golang.org/x/exp/stats, the reference the balance metrics are defined by
+// everywhere else (examples/tfidf, cmd/parloop-trace).
+//
+// Catches: a median taken as the upper middle value for an even count of
+// participants (or the callers left out of it), a mean over the wrong
+// count, and a utilization that does not count the callers as one more
+// participant.
+func TestStatsDerivedMatchXExpStats(t *testing.T) {
+	t.Parallel()
+	for _, w := range []int{2, 3, 4} {
+		p := newPool(t, par.Workers(w))
+		for r := range 3 {
+			noHang(t, "For", func() { par.For(3000, func(i int) { spin(2000 + 40*(i%97)) }, par.On(p)) })
+			s := p.Stats()
+			var busy []float64
+			for _, ws := range s.Workers {
+				busy = append(busy, float64(ws.Busy))
+			}
+			if s.Callers.Busy > 0 {
+				busy = append(busy, float64(s.Callers.Busy))
+			}
+			what := fmt.Sprintf("Workers(%d) round %d, busy %v", w, r, busy)
+			var sum float64
+			for _, b := range busy {
+				sum += b
+			}
+			if sum == 0 {
+				t.Fatalf("%s: no busy time after a loop", what)
+			}
+			most := slices.Max(busy)
+			want := map[string][2]float64{
+				"Imbalance":   {s.Imbalance, most / stats.Mean(busy)},
+				"Straggler":   {s.Straggler, most / stats.Median(busy)},
+				"Utilization": {s.Utilization, sum / (float64(len(busy)) * float64(s.Wall))},
+			}
+			for name, v := range want {
+				if math.Abs(v[0]-v[1]) > 1e-9*math.Max(1, math.Abs(v[1])) {
+					t.Errorf("%s: %s = %v; x/exp/stats gives %v", what, name, v[0], v[1])
+				}
+			}
+		}
+	}
+}
+
+// Catches: a String that drops a worker, the callers or a derived figure,
+// or renders a figure other than the snapshot's.
+func TestStatsString(t *testing.T) {
+	s := par.Stats{
+		Workers: []par.WorkerStats{
+			{Pieces: 12, Steals: 3, FailedSteals: 40, Splits: 5, Busy: 1500 * time.Microsecond, Idle: 2 * time.Millisecond},
+			{Pieces: 7, Steals: 1, Splits: 2, Busy: 900 * time.Microsecond},
+		},
+		Callers:     par.WorkerStats{Pieces: 4, Busy: 3 * time.Millisecond},
+		Imbalance:   1.5,
+		Straggler:   2,
+		Utilization: 0.61,
+		StealRate:   0.174,
+		Wall:        3 * time.Millisecond,
+	}
+	out := s.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines; want a summary, a header, two workers and the callers:\n%s", len(lines), out)
+	}
+	for _, want := range []string{"over 3ms", "imbalance 1.50", "straggler 2.00", "utilization 61%", "steal rate 0.174"} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("summary %q lacks %q", lines[0], want)
+		}
+	}
+	for i, want := range [][]string{
+		{"worker 0", "12", "3", "40", "5", "1.5ms", "2ms"},
+		{"worker 1", "7", "1", "0", "2", "900µs", "0s"},
+		{"callers", "4", "0", "0", "0", "3ms", "0s"},
+	} {
+		if got := strings.Join(strings.Fields(lines[2+i]), " "); got != strings.Join(want, " ") {
+			t.Errorf("row %d = %q; want the fields %q", i, lines[2+i], want)
+		}
+	}
+}
