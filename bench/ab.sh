@@ -5,7 +5,11 @@
 # quicksort, fib(30)), at GOMAXPROCS 1 and 2, ROUNDS rounds (default 4) of
 # 300 ms per benchmark, then benchstat of the two. Each side is built from
 # its own tree (BASE in a temporary git worktree), so an API change between
-# them does not matter. Run it from bench/.
+# them does not matter. Run it from bench/. With CHRT=1 every benchmark
+# process runs at SCHED_FIFO priority 10 (chrt -f 10, as root): other
+# processes on the machine then barely disturb it, at the price of a
+# scheduler that places woken threads on idle CPUs more eagerly than CFS
+# does; say so when you quote such figures.
 set -euo pipefail
 export PATH="$(go env GOPATH)/bin:$PATH" # benchstat: see README.md
 base=${1:?usage: ab.sh BASE [ROUNDS]}
@@ -17,10 +21,12 @@ git worktree add -q --detach "$wt" "$base"
 (cd "$wt/bench" && go test -c -o "$out/base.test" .)
 go test -c -o "$out/new.test" .
 rows='Goal_(Tiny|Uniform)$|(ManyCallers|Nested|Quicksort|Fib30)/peer=(seq|par[.].*)$'
+prefix=()
+if [[ ${CHRT:-0} == 1 ]]; then prefix=(chrt -f 10); fi
 for _ in $(seq "$rounds"); do
   for v in base new; do
     for P in 1 2; do
-      GOMAXPROCS=$P "$out/$v.test" -test.run '^$' -test.bench "$rows" \
+      GOMAXPROCS=$P "${prefix[@]}" "$out/$v.test" -test.run '^$' -test.bench "$rows" \
         -test.benchtime 300ms -test.count 1 | grep '^Benchmark' >> "$out/$v.txt"
     done
   done

@@ -20,14 +20,14 @@ type rangeFrame struct {
 
 var framePool = sync.Pool{New: func() any { return new(rangeFrame) }}
 
-// runRange runs the call described by f over [0, n) on slot s, which is the
-// caller's slot, and returns when every piece is done. The caller then reads
-// f.pe and f.err.
-func runRange(s *slot, f *rangeFrame, n int) {
+// runRange runs the call described by f over [lo, n) on slot s, which is
+// the caller's slot, and returns when every piece is done. The caller then
+// reads f.pe and f.err.
+func runRange(s *slot, f *rangeFrame, lo, n int) {
 	root := s.newTask()
 	root.kind = taskRange
 	root.frame = f
-	root.lo, root.hi = 0, n
+	root.lo, root.hi = lo, n
 	f.runPiece(s, root)
 	f.wait(s)
 }

@@ -129,6 +129,13 @@ func (s *slot) popLocal() *task {
 	return s.dq.Pop()
 }
 
+// offersWork reports whether thieves can take a task of s's now and none
+// asked s for more: a nested call on s then runs as a plain loop (split.go).
+// Owner only.
+func (s *slot) offersWork() bool {
+	return s.dq != nil && s.dq.Len() != 0 && !s.want.Load()
+}
+
 // localLen is the number of tasks s holds, private and public. Owner only.
 func (s *slot) localLen() int { return s.nPriv + s.dq.Len() }
 

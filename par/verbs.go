@@ -57,7 +57,18 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 	}
 	s, guest, p := enter(c.pool)
 	if s == nil || p.solo.Load() {
-		return runSolo(verb, s, guest, n, c, b)
+		_, err := runSolo(verb, s, guest, n, c, b, false)
+		return err
+	}
+	lo := 0
+	if !guest && c.progress == nil && s.offersWork() {
+		// A nested call on a slot that thieves can take from already
+		// (plain calls, split.go).
+		next, err := runSolo(verb, s, false, n, c, b, true)
+		if next == n {
+			return err
+		}
+		lo = next // the deque emptied: the rest runs as a parallel call
 	}
 	f := s.frame
 	if f != nil {
@@ -69,8 +80,8 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 	if c.weights != nil {
 		f.prefix = c.weights.prefix
 	}
-	f.shape(s, guest, n)
-	f.startTrace(verb, n)
+	f.shape(s, guest, n-lo)
+	f.startTrace(verb, n-lo)
 	f.bodyI, f.bodyR, f.bodyE, f.ctx, f.cancel = b.i, b.r, b.e, b.ctx, b.cancel
 	var t0 int64
 	if guest {
@@ -88,7 +99,7 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 			endRange(s, f, guest, t0)
 		}
 	}()
-	runRange(s, f, n)
+	runRange(s, f, lo, n)
 	returned = true
 	pe, err := endRange(s, f, guest, t0)
 	if pe != nil {
@@ -103,7 +114,12 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 // wrapped and re-raised as the parallel path does; a Goexit simply goes
 // on, nothing else being in flight. s, if not nil, is the caller's seat,
 // released here if guest.
-func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody) (err error) {
+//
+// It also runs plain nested calls (watch set, split.go): then For, Map and
+// ForErr look at s's deque before each iteration and, once it is empty,
+// return the index of the first iteration not run, for the caller to run
+// the rest as a parallel call. Otherwise next is n.
+func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody, watch bool) (next int, err error) {
 	var tc traced
 	tc.startTrace(verb, n)
 	defer tc.endTrace()
@@ -122,11 +138,20 @@ func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody)
 			}
 		}
 	}()
+	next = n
 	switch {
 	case b.r != nil:
 		b.r(0, n)
 		if c.progress != nil {
 			c.progress.done.Add(int64(n))
+		}
+	case b.i != nil && watch:
+		for i := range n {
+			if s.dq.Len() == 0 {
+				next = i
+				break
+			}
+			b.i(i)
 		}
 	case b.i != nil && c.progress != nil:
 		// Count in chunks, as grains do elsewhere, not an atomic add per item.
@@ -146,6 +171,10 @@ func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody)
 		done := b.ctx.Done()
 	loop:
 		for i := range n {
+			if watch && s.dq.Len() == 0 {
+				next = i
+				break
+			}
 			select {
 			case <-done:
 				break loop
@@ -161,7 +190,7 @@ func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody)
 		}
 	}
 	returned = true
-	return err
+	return next, err
 }
 
 // endRange ends the call of frame f on slot s after every piece is done:
@@ -354,9 +383,10 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 // runReduce runs the reduce frame f over [0, n) and applies identity.
 func runReduce[T any](verb string, f *reduceFrame[T], n int, identity T, c callConfig) T {
 	s, guest, p := enter(c.pool)
-	if s == nil || p.solo.Load() {
+	if s == nil || p.solo.Load() || (!guest && c.progress == nil && s.offersWork()) {
+		// Parallelism 1, or a plain nested call (split.go).
 		var out T
-		_ = runSolo(verb, s, guest, n, c, rangeBody{r: func(lo, hi int) { out = f.combine(identity, f.leaf(lo, hi)) }})
+		_, _ = runSolo(verb, s, guest, n, c, rangeBody{r: func(lo, hi int) { out = f.combine(identity, f.leaf(lo, hi)) }}, false)
 		return out
 	}
 	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel(), progress: c.progress}
