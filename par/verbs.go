@@ -377,18 +377,19 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 	if c.deterministic {
 		return reduceDeterministic(n, identity, leaf, combine, c)
 	}
-	return runReduce(verb, &reduceFrame[T]{leaf: leaf, combine: combine}, n, identity, c)
-}
-
-// runReduce runs the reduce frame f over [0, n) and applies identity.
-func runReduce[T any](verb string, f *reduceFrame[T], n int, identity T, c callConfig) T {
 	s, guest, p := enter(c.pool)
 	if s == nil || p.solo.Load() || (!guest && c.progress == nil && s.offersWork()) {
-		// Parallelism 1, or a plain nested call (split.go).
+		// Parallelism 1, or a plain nested call (split.go): no frame.
 		var out T
-		_, _ = runSolo(verb, s, guest, n, c, rangeBody{r: func(lo, hi int) { out = f.combine(identity, f.leaf(lo, hi)) }}, false)
+		_, _ = runSolo(verb, s, guest, n, c, rangeBody{r: func(lo, hi int) { out = combine(identity, leaf(lo, hi)) }}, false)
 		return out
 	}
+	return runReduce(verb, &reduceFrame[T]{leaf: leaf, combine: combine}, s, guest, p, n, identity, c)
+}
+
+// runReduce runs the reduce frame f over [0, n) on slot s of pool p (a
+// guest seat to release if guest) and applies identity.
+func runReduce[T any](verb string, f *reduceFrame[T], s *slot, guest bool, p *Pool, n int, identity T, c callConfig) T {
 	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel(), progress: c.progress}
 	if c.weights != nil {
 		f.prefix = c.weights.prefix
