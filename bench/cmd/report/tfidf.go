@@ -28,8 +28,8 @@ import (
 
 const (
 	tfidfRaw     = "tfidf.txt"
-	tfidfRuns    = 3 // processes per corpus
-	tfidfRounds  = 3 // -runs: rounds per process
+	tfidfRuns    = 3                // processes per corpus
+	tfidfRounds  = 3                // -runs: rounds per process
 	tfidfTimeout = 10 * time.Minute // a run of 21 builds of the whole GOROOT took 5m20s on a machine shared with other work
 	// tfidfMark starts the report's own lines in raw/tfidf.txt.
 	tfidfMark = "#> tfidf"
