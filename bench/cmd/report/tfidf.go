@@ -575,11 +575,11 @@ func writeTFIDF(b *strings.Builder, raw string, quick bool) {
 	fmt.Fprintf(b, "`examples/tfidf` (in the library's module) indexes a source tree for TF-IDF search: every file read and tokenised "+
 		"in parallel, with a term table per worker. `tfidf %s` builds the index sequentially and with every strategy in turn, "+
 		"round after round (%d rounds), checks that the indexes are identical, and prints a table of the medians over the rounds "+
-		"and every build's wall and CPU time per round. The report ran it %d times per corpus at GOMAXPROCS unset, measuring the "+
+		"and every build's wall and CPU time per round. The report ran it %s per corpus at GOMAXPROCS unset, measuring the "+
 		"other processes' CPU use around each run as for the benchmarks (a contended run is run again within the retry budget). "+
 		"The goal rows pair the builds by round (round r of A over round r of B, in the same process); the balance rows take the "+
 		"median over the runs of each run's medians. The corpora: %s. Raw output: `raw/%s`.\n\n",
-		strings.Join(tfidfArgs, " "), tfidfRounds, tfidfRuns, corporaList(), tfidfRaw)
+		strings.Join(tfidfArgs, " "), tfidfRounds, runsPerCorpus(runs), corporaList(), tfidfRaw)
 	if gs := evalTFIDF(runs); len(gs) > 0 {
 		t := table{head: []string{"goal", "P", "target", "measured", "range", "n", "result"}}
 		for _, r := range gs {
@@ -607,6 +607,23 @@ func writeTFIDF(b *strings.Builder, raw string, quick bool) {
 	}
 }
 
+// runsPerCorpus says how many runs each corpus had: "3 times", or
+// "1 to 3 times" where they differ.
+func runsPerCorpus(runs []tfidfRun) string {
+	count := map[string]int{}
+	for _, r := range runs {
+		count[r.corpus]++
+	}
+	lo, hi := len(runs), 0
+	for _, n := range count {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	if lo == hi {
+		return fmt.Sprintf("%d times", lo)
+	}
+	return fmt.Sprintf("%d to %d times", lo, hi)
+}
+
 // corporaList names the corpora for the text.
 func corporaList() string {
 	var names []string
@@ -627,7 +644,7 @@ func staticSentence(runs []tfidfRun) string {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("on %s, at %d workers, equal chunks by count in the walk's order come out at imbalance %.2f "+
-			"and utilization %.1f%% (medians of %d runs): %s", corpus.about, tfidfWorkers(cr), imb, 100*util, n, missesWord(imb, util, true)))
+			"and utilization %.1f%% (%s): %s", corpus.about, tfidfWorkers(cr), imb, 100*util, ofRuns(n), missesWord(imb, util, true)))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -635,6 +652,14 @@ func staticSentence(runs []tfidfRun) string {
 	return "Static chunks against the thresholds (imbalance < 1.1, utilization > 95%): " + strings.Join(parts, "; ") + ". " +
 		"Whether they miss depends on where the large files fall in the walk's order, not on the strategy: the same code is " +
 		"measured on every corpus.\n\n"
+}
+
+// ofRuns says over how many runs a median was taken.
+func ofRuns(n int) string {
+	if n == 1 {
+		return "one run"
+	}
+	return fmt.Sprintf("the median of %d runs", n)
 }
 
 // writeTFIDFSpeedups writes the median speedup per strategy over runs.
