@@ -120,24 +120,8 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 // return the index of the first iteration not run, for the caller to run
 // the rest as a parallel call. Otherwise next is n.
 func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody, watch bool) (next int, err error) {
-	var tc traced
-	tc.startTrace(verb, n)
-	defer tc.endTrace()
-	if s != nil {
-		s.unflushedPieces++
-		if guest {
-			defer releaseGuest(s, cputicks()) // on panic and Goexit too
-			s.pool.maybeResize()              // splits check GOMAXPROCS, and this call never splits
-		}
-	}
-	returned := false
-	defer func() {
-		if !returned {
-			if r := recover(); r != nil {
-				panic(recovered(r))
-			}
-		}
-	}()
+	sc := beginSolo(verb, s, guest, n)
+	defer sc.end()
 	next = n
 	switch {
 	case b.r != nil:
@@ -189,8 +173,64 @@ func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody,
 			}
 		}
 	}
-	returned = true
+	sc.returned = true
 	return next, err
+}
+
+// soloCall is the bookkeeping of a call that runs as one loop on its
+// caller (runSolo, reduceSolo): its trace task, and the guest seat to
+// release. The caller defers end right after beginSolo and sets returned
+// when its loop returns.
+type soloCall struct {
+	traced
+	s        *slot
+	guest    bool
+	t0       int64 // guest: the call's start, for the callers' busy time
+	returned bool
+}
+
+func beginSolo(verb string, s *slot, guest bool, n int) soloCall {
+	sc := soloCall{s: s, guest: guest}
+	sc.startTrace(verb, n)
+	if s != nil {
+		s.unflushedPieces++
+		if guest {
+			sc.t0 = cputicks()
+			s.pool.maybeResize() // splits check GOMAXPROCS, and this call never splits
+		}
+	}
+	return sc
+}
+
+// end ends the call on return, panic or Goexit: it releases the seat, ends
+// the trace task and re-raises a panic wrapped as the parallel path does;
+// a Goexit simply goes on, nothing else being in flight. It must be the
+// deferred function itself, for recover.
+func (sc *soloCall) end() {
+	var r any
+	if !sc.returned {
+		r = recover()
+	}
+	if sc.guest {
+		releaseGuest(sc.s, sc.t0)
+	}
+	sc.endTrace()
+	if r != nil {
+		panic(recovered(r))
+	}
+}
+
+// reduceSolo is runSolo for Reduce and ReduceRange: leaf over the whole
+// range, without a closure that would escape.
+func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, c callConfig) T {
+	sc := beginSolo(verb, s, guest, n)
+	defer sc.end()
+	out := combine(identity, leaf(0, n))
+	if c.progress != nil {
+		c.progress.done.Add(int64(n))
+	}
+	sc.returned = true
+	return out
 }
 
 // endRange ends the call of frame f on slot s after every piece is done:
@@ -380,9 +420,7 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 	s, guest, p := enter(c.pool)
 	if s == nil || p.solo.Load() || (!guest && c.progress == nil && s.offersWork()) {
 		// Parallelism 1, or a plain nested call (split.go): no frame.
-		var out T
-		_, _ = runSolo(verb, s, guest, n, c, rangeBody{r: func(lo, hi int) { out = combine(identity, leaf(lo, hi)) }}, false)
-		return out
+		return reduceSolo(verb, s, guest, n, identity, leaf, combine, c)
 	}
 	return runReduce(verb, &reduceFrame[T]{leaf: leaf, combine: combine}, s, guest, p, n, identity, c)
 }
