@@ -27,9 +27,11 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"go/version"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,6 +69,72 @@ type pass struct {
 	*analysis.Pass
 	blocks map[*types.Func]string
 	src    map[*token.File][]byte
+
+	leak     string // leakChecker's answer
+	leakDone bool
+}
+
+// leakCheckers are the packages whose use means that a package's tests
+// check for leaked goroutines: goleak, and gRPC's leakcheck and grpctest
+// (its Tester runs leakcheck after every test).
+var leakCheckers = map[string]string{
+	"go.uber.org/goleak":                        "goleak",
+	"google.golang.org/grpc/internal/leakcheck": "gRPC's leakcheck",
+	"google.golang.org/grpc/internal/grpctest":  "gRPC's grpctest (its Tester runs leakcheck)",
+}
+
+// leakChecker returns the name of a leak checker that the package uses, or
+// "": one that it imports, directly or through its imports, or one that a
+// _test.go file in its directory imports (the analysis of a package without
+// its tests does not see them, and its tests would fail all the same).
+func (ps *pass) leakChecker() string {
+	if ps.leakDone {
+		return ps.leak
+	}
+	ps.leakDone = true
+	seen := map[*types.Package]bool{}
+	var walk func(p *types.Package) string
+	walk = func(p *types.Package) string {
+		if seen[p] {
+			return ""
+		}
+		seen[p] = true
+		if n, ok := leakCheckers[p.Path()]; ok {
+			return n
+		}
+		for _, imp := range p.Imports() {
+			if n := walk(imp); n != "" {
+				return n
+			}
+		}
+		return ""
+	}
+	if ps.leak = walk(ps.Pkg); ps.leak != "" {
+		return ps.leak
+	}
+	dirs := map[string]bool{}
+	for _, f := range ps.Files {
+		if tf := ps.Fset.File(f.Pos()); tf != nil {
+			dirs[filepath.Dir(tf.Name())] = true
+		}
+	}
+	for d := range dirs {
+		tests, _ := filepath.Glob(filepath.Join(d, "*_test.go"))
+		for _, t := range tests {
+			af, err := parser.ParseFile(token.NewFileSet(), t, nil, parser.ImportsOnly)
+			if err != nil {
+				continue
+			}
+			for _, is := range af.Imports {
+				path, _ := strconv.Unquote(is.Path.Value)
+				if n, ok := leakCheckers[path]; ok {
+					ps.leak = n
+					return n
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func run(p *analysis.Pass) (any, error) {
@@ -998,9 +1066,9 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	// A package that checks for leaked goroutines would report the pool's
 	// workers, which a plain par.For starts and which outlive the call
 	// (par.Blocking runs its bodies on goroutines of their own, and ends them).
-	for _, imp := range ps.Pkg.Imports() {
-		if imp.Path() == "go.uber.org/goleak" && blockWhy == "" {
-			report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the package checks for leaked goroutines with goleak, which would report parloop's pool workers (they outlive the call); tell goleak to ignore them first", verb))
+	if blockWhy == "" {
+		if lc := ps.leakChecker(); lc != "" {
+			report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the package checks for leaked goroutines with %s, which would report parloop's pool workers (they outlive the call); tell the checker to ignore them first", verb, lc))
 			return
 		}
 	}
