@@ -56,9 +56,11 @@
 //	                  table gives the medians over the rounds, the speedup
 //	                  being the median of the rounds' paired ratios (round
 //	                  r's sequential time over round r's time); with N > 1
-//	                  every build's wall time and CPU time follow, a line
-//	                  per round, for A/B comparisons on a machine shared
-//	                  with other work
+//	                  every build's wall time, CPU time and count of
+//	                  garbage collections follow, a line per round, for
+//	                  A/B comparisons on a machine shared with other work
+//	                  (a build that a collection fell into is slower by
+//	                  more than the noise)
 //	-stats            print the pool's counters (Pool.Stats: per worker
 //	                  pieces, steals, splits, busy and idle time) after
 //	                  each of parloop's builds
@@ -166,6 +168,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"runtime/trace"
 	"slices"
@@ -305,6 +308,7 @@ type result struct {
 	x      *Index // dropped once checked
 	time   time.Duration
 	cpu    time.Duration // the process's CPU time during the build (0 if unknown)
+	gcs    uint64        // garbage collections that ended during the build
 	spread spread
 	items  []time.Duration // each file's indexing time
 }
@@ -430,7 +434,7 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 	if o.bar {
 		stop = startBar(stderr, name, int64(len(c.docs)), c.bytes, m)
 	}
-	cpu0 := processCPU()
+	cpu0, gc0 := processCPU(), gcCycles()
 	start := time.Now()
 	var t *table
 	var sp spread
@@ -449,12 +453,12 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 		fmt.Fprintf(stderr, "finish %s: %v of %v\n", name, time.Since(f0), time.Since(start))
 	}
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
+	cpu, gcs := processCPU()-cpu0, gcCycles()-gc0
 	stop()
 	if err != nil {
 		return result{}, err
 	}
-	return result{name: name, x: x, time: elapsed, cpu: cpu, spread: sp, items: slices.Clone(c.itemTime)}, nil
+	return result{name: name, x: x, time: elapsed, cpu: cpu, gcs: gcs, spread: sp, items: slices.Clone(c.itemTime)}, nil
 }
 
 // summary is a strategy's figures over the rounds: the median of each
@@ -512,6 +516,16 @@ func medianOr0(xs []float64) float64 {
 	return stats.Median(xs)
 }
 
+// gcCycles returns the garbage collections completed so far.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
 // printTable prints -strategy all's table: one line per strategy, the
 // medians over the rounds.
 func printTable(w io.Writer, runs []summary, P int) {
@@ -537,13 +551,18 @@ func printTable(w io.Writer, runs []summary, P int) {
 }
 
 // printRounds prints every build's wall time, then its CPU time (the
-// process's, over the build), a line per round and a column per strategy:
+// process's, over the build), then the garbage collections that ended
+// during it, a line per round and a column per strategy:
 // the pairs behind the medians, for A/B comparisons. On a machine shared
 // with other work the CPU times are the steadier: they count the work
 // done, not the time spent waiting for a CPU.
 func printRounds(w io.Writer, names []string, rounds [][]result) {
-	for _, what := range []string{"wall", "CPU"} {
-		fmt.Fprintf(w, "\nbuild %s times per round (ms), the strategies in turn:\n%-6s", what, "round")
+	for _, what := range []string{"wall", "CPU", "GC"} {
+		unit := "times per round (ms)"
+		if what == "GC" {
+			unit = "cycles per round"
+		}
+		fmt.Fprintf(w, "\nbuild %s %s, the strategies in turn:\n%-6s", what, unit, "round")
 		for _, n := range names {
 			fmt.Fprintf(w, " %13s", n)
 		}
@@ -551,11 +570,14 @@ func printRounds(w io.Writer, names []string, rounds [][]result) {
 		for i, round := range rounds {
 			fmt.Fprintf(w, "%-6d", i+1)
 			for _, r := range round {
-				d := r.time
-				if what == "CPU" {
-					d = r.cpu
+				switch what {
+				case "wall":
+					fmt.Fprintf(w, " %13.1f", float64(r.time.Microseconds())/1e3)
+				case "CPU":
+					fmt.Fprintf(w, " %13.1f", float64(r.cpu.Microseconds())/1e3)
+				default:
+					fmt.Fprintf(w, " %13d", r.gcs)
 				}
-				fmt.Fprintf(w, " %13.1f", float64(d.Microseconds())/1e3)
 			}
 			fmt.Fprintln(w)
 		}

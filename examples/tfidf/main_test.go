@@ -277,8 +277,8 @@ func TestOutput(t *testing.T) {
 	}
 	// With -runs 2, every build's time, a line per round, in the order of
 	// the table.
-	for _, what := range []string{"wall", "CPU"} {
-		rounds := regexp.MustCompile(`(?m)^build ` + what + ` times per round \(ms\).*\nround +sequential +static +dynamic +semaphore +stealing +weighted\n1( +\d+\.\d){6}\n2( +\d+\.\d){6}$`)
+	for what, cell := range map[string]string{"wall times per round \\(ms\\)": `\d+\.\d`, "CPU times per round \\(ms\\)": `\d+\.\d`, "GC cycles per round": `\d+`} {
+		rounds := regexp.MustCompile(`(?m)^build ` + what + `.*\nround +sequential +static +dynamic +semaphore +stealing +weighted\n1( +` + cell + `){6}\n2( +` + cell + `){6}$`)
 		if !rounds.MatchString(out.String()) {
 			t.Errorf("-strategy all -runs 2: no %s times per round:\n%s", what, out.String())
 		}
