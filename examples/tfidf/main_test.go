@@ -533,3 +533,17 @@ func TestReadGrownFile(t *testing.T) {
 		}
 	}
 }
+
+// Catches: an imbalance that is not the largest busy time over the mean,
+// a utilization over the wrong count of workers, and NaN from no work.
+func TestHandSpread(t *testing.T) {
+	s := handSpread([]time.Duration{time.Second, 3 * time.Second, 2 * time.Second}, 4*time.Second)
+	if s.imbalance != 1.5 || s.utilization != 0.5 || s.steals != -1 {
+		t.Errorf("busy 1s, 3s, 2s over 4s: %+v; want imbalance 1.5, utilization 0.5, steals -1", s)
+	}
+	for _, busy := range [][]time.Duration{nil, {0, 0}} {
+		if s := handSpread(busy, time.Second); s.imbalance != 0 || s.utilization != 0 {
+			t.Errorf("busy %v: %+v; want zeros", busy, s)
+		}
+	}
+}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/parloop/parloop/par"
+	"golang.org/x/exp/stats"
 )
 
 // A strategy builds the term table of a corpus in parallel, from per-worker
@@ -78,19 +80,23 @@ func buildSequential(c *corpus, m *meter) *table {
 }
 
 // handSpread measures a hand-written build: busy[w] is the time worker w
-// spent indexing files, wall the time until the last worker was done.
+// spent indexing files, wall the time until the last worker was done. The
+// imbalance is the largest busy time over the mean (golang.org/x/exp/stats,
+// as for every balance figure of the example and of cmd/parloop-trace).
 func handSpread(busy []time.Duration, wall time.Duration) spread {
-	var sum, most time.Duration
-	for _, b := range busy {
-		sum += b
-		most = max(most, b)
-	}
 	s := spread{steals: -1}
-	if sum > 0 {
-		s.imbalance = float64(most) * float64(len(busy)) / float64(sum)
+	if len(busy) == 0 {
+		return s
 	}
-	if wall > 0 {
-		s.utilization = float64(sum) / (float64(len(busy)) * float64(wall))
+	b := make([]float64, len(busy))
+	for i, d := range busy {
+		b[i] = float64(d)
+	}
+	if mean := stats.Mean(b); mean > 0 {
+		s.imbalance = slices.Max(b) / mean
+		if wall > 0 {
+			s.utilization = mean / float64(wall)
+		}
 	}
 	return s
 }
