@@ -21,11 +21,12 @@
 // sequential: one producer goroutine pulls items into batches whose size
 // adapts to the measured cost of an item (about 100 µs of work per batch, at
 // most 4096 items, or a fixed size set by Batch), and the batches run on the
-// pool's workers: a driver goroutine hands the batches that are ready to one
-// par.For of one body per worker, each of which takes batches until none is
-// ready, so a worker never waits for the producer; the next batch starts the
+// pool's workers: the first batch starts one par.For of one body per
+// worker, each of which takes batches as the producer makes them, and
+// leaves when the source has ended or it has waited a millisecond for one
+// (so a slow source holds no worker for long); the next batch starts the
 // next such call. A pipeline with a Limit (below) runs on goroutines of its
-// own instead.
+// own instead. Batch buffers are reused within a run.
 //
 // # Order and memory
 //

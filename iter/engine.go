@@ -222,30 +222,19 @@ func (o *options) onPool() bool { return o.limit == 0 && o.blocking == 0 }
 // calling goroutine, in batch order unless the pipeline is Unordered;
 // consume returns false to stop.
 //
-// Goroutines and ownership: one par.For with Blocking(2) runs the producer
-// (body 0), which pulls the source and sends jobs on work, and the driver
-// (body 1). On the pool (onPool), the driver takes the first job of a round
-// and runs one par.For of nr bodies on the pool, without Blocking, so the
-// batches run on the pool's workers and the driver's guest seat: body w is
-// runner w, and loops taking jobs from work without waiting, ending the
-// round when work is momentarily empty (a pool worker never waits for the
-// producer); the driver then waits for the next job and starts another
-// round. Rounds do not overlap, so runner w is one goroutine at a time.
-// With a Limit, the driver instead runs nr runners as a par.For with
-// Blocking(nr), each of which waits for jobs on work until it is closed.
-// Runners run the stages over a job and, when consume is set, send it on
-// done.
+// Tokens: the tokens channel holds one token per job from its taking (before
+// its batch is pulled) to its release (by the runner without consume, by
+// the consumer after consume with it), so at most window jobs exist at
+// once; done has room for window jobs, so a runner never blocks on it. The
+// reorder buffer holds only jobs that have tokens: at most window.
 //
-// The tokens channel holds one token per job from the producer taking it
-// (once the batch is pulled, before the job is sent) to the job's release
-// (by the runner without consume, by the consumer after consume with it), so
-// at most window jobs exist at once, besides the one batch the producer is
-// filling; work and done have room for window jobs, so neither the producer
-// nor a runner blocks on a send for long. Every wait selects on
-// st.ctx.Done(), and every body that ends abnormally (a panic, Goexit)
-// halts the run first, so no body waits for one that has stopped and every
-// par.For returns. The reorder buffer holds only jobs that have tokens: at
-// most window.
+// One producer goroutine pulls the source and sends jobs to the runners:
+// on the pool's workers (onPool; see pool), or on goroutines of their own
+// (see blocking).
+//
+// Every wait selects on st.ctx.Done(), and every body that ends abnormally
+// (a panic, Goexit) halts the run first, so no body waits for one that has
+// stopped and every par.For returns.
 func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consume func([]T) bool) {
 	o := &p.o
 	window := o.window
@@ -253,15 +242,122 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 		window = 4 * nr
 	}
 	sz := &sizer{fixed: o.batch}
-	pull := p.streamPull()
 	tokens := make(chan struct{}, window)
-	work := make(chan *job[T], window)
 	var done chan *job[T]
 	if consume != nil {
 		done = make(chan *job[T], window)
 	}
+	// outs recycles the jobs' result slices: the consumer puts them back
+	// once it has consumed them (consume only reads them).
+	outs := newBuffers[T]()
+	// sinks[w] is runner w's sink without consume, made on its first job.
+	sinks := make([]func(T) bool, nr)
+	// run runs the stages over job j as runner w and hands the job on.
+	run := func(w int, j *job[T]) {
+		var down func(T) bool
+		if consume == nil {
+			if sinks[w] == nil {
+				sinks[w] = sink(w)
+			}
+			down = sinks[w]
+		} else {
+			// Room for one result an item: what Map gives, and more than
+			// Filter needs.
+			j.out = outs.get(j.b.n)
+			down = func(v T) bool { j.out = append(j.out, v); return true }
+		}
+		start := time.Now()
+		f := j.b.bind(st, down)
+		for i := 0; i < j.b.n; i++ {
+			if st.stopped() || !f(i) {
+				break
+			}
+		}
+		sz.observe(j.b.n, time.Since(start))
+		if j.b.done != nil {
+			j.b.done()
+		}
+		j.b = batch[T]{} // let the inputs go
+		if consume != nil {
+			done <- j
+		} else {
+			<-tokens
+		}
+	}
+	var body func()
+	if o.onPool() {
+		body = p.pool(st, nr, sz, tokens, run)
+	} else {
+		body = p.blocking(st, nr, sz, tokens, run)
+	}
 
-	producer := func() {
+	var wg sync.WaitGroup
+	var crash any
+	var exited bool
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		normal := false
+		defer func() {
+			if !normal {
+				if crash = recover(); crash == nil {
+					exited = true // runtime.Goexit in a body
+				}
+				st.halt()
+			}
+			if done != nil {
+				close(done)
+			}
+		}()
+		par.For(1, func(int) { guarded(st, body) }, par.Blocking(1))
+		normal = true
+	}()
+
+	if consume != nil {
+		// If consume panics or exits (a loop body over All), stop the
+		// run and wait for its goroutines before the panic goes on.
+		waited := false
+		defer func() {
+			if !waited {
+				st.halt()
+				wg.Wait()
+			}
+		}()
+		p.consume(st, done, tokens, outs, consume)
+		waited = true
+	}
+	wg.Wait()
+	if crash != nil {
+		st.finish()
+		panic(crash)
+	}
+	if exited {
+		st.finish()
+		runtime.Goexit()
+	}
+}
+
+// guarded runs body, halting the run if it ends abnormally (a panic,
+// Goexit), so that nothing waits for it.
+func guarded(st *state, body func()) {
+	ok := false
+	defer func() {
+		if !ok {
+			st.halt()
+		}
+	}()
+	body()
+	ok = true
+}
+
+// producer returns the producer of a run: it pulls the source and sends
+// jobs on work, and closes work when the source has ended or the run
+// stopped. It takes a job's token once its batch is pulled, before the job
+// is sent, so besides the window's jobs only the batch it is filling
+// exists.
+func (p Pipe[T]) producer(st *state, sz *sizer, tokens chan struct{}, work chan<- *job[T]) func() {
+	pull := p.streamPull()
+	return func() {
 		defer close(work)
 		seq := 0
 		err := pull(st, sz.next, func(b batch[T]) bool {
@@ -286,63 +382,50 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 			st.fail(err)
 		}
 	}
-	// sinks[w] is runner w's sink without consume, made on its first job.
-	sinks := make([]func(T) bool, nr)
-	// run runs the stages over job j as runner w and hands the job on.
-	run := func(w int, j *job[T]) {
-		var down func(T) bool
-		if consume == nil {
-			if sinks[w] == nil {
-				sinks[w] = sink(w)
+}
+
+// idleWait is how long a runner on the pool waits for the producer before
+// it leaves its round: longer than a batch takes to pull, much shorter
+// than a preemption tick (10 ms), which is how long a runnable producer
+// may wait for a thread while every thread runs a runner that does not
+// block.
+const idleWait = time.Millisecond
+
+// pool returns the driver of a run on the pool's workers: one par.For with
+// Blocking(2), whose body 0 is the producer and whose body 1 runs rounds.
+// A round starts with a job: one par.For of nr bodies on the pool (without
+// Blocking), body w being runner w, body 0 starting with that job. A body
+// takes jobs from work and runs them until work is closed or the run
+// stops, or until it has waited idleWait for a job; so a worker waits for
+// the producer only briefly, and, while it waits, its thread is parked and
+// lets the producer and the consumer run. The next job starts the next
+// round. Rounds do not overlap, so runner w is one goroutine at a time.
+func (p Pipe[T]) pool(st *state, nr int, sz *sizer, tokens chan struct{}, run func(int, *job[T])) func() {
+	popts := p.o.parOpts()
+	return func() {
+		work := make(chan *job[T], cap(tokens))
+		producer := p.producer(st, sz, tokens, work)
+		// next waits for a job; nil once work is closed or the run stopped.
+		next := func() *job[T] {
+			select {
+			case j, ok := <-work:
+				if ok && !st.stopped() {
+					return j
+				}
+			case <-st.ctx.Done():
 			}
-			down = sinks[w]
-		} else {
-			down = func(v T) bool { j.out = append(j.out, v); return true }
+			return nil
 		}
-		start := time.Now()
-		f := j.b.bind(st, down)
-		for i := 0; i < j.b.n; i++ {
-			if st.stopped() || !f(i) {
-				break
-			}
-		}
-		sz.observe(j.b.n, time.Since(start))
-		j.b = batch[T]{} // let the inputs go
-		if consume != nil {
-			done <- j
-		} else {
-			<-tokens
-		}
-	}
-	// guarded runs body, halting the run if it ends abnormally.
-	guarded := func(body func()) {
-		ok := false
-		defer func() {
-			if !ok {
-				st.halt()
-			}
-		}()
-		body()
-		ok = true
-	}
-	// next waits for the next job; nil when work is closed or the run stops.
-	next := func() *job[T] {
-		select {
-		case j, ok := <-work:
-			if ok && !st.stopped() {
-				return j
-			}
-		case <-st.ctx.Done():
-		}
-		return nil
-	}
-	var driver func()
-	if o.onPool() {
-		popts := o.parOpts()
-		driver = func() {
+		rounds := func() {
 			for first := next(); first != nil; first = next() {
 				par.For(nr, func(w int) {
-					guarded(func() {
+					guarded(st, func() {
+						var idle *time.Timer
+						defer func() {
+							if idle != nil {
+								idle.Stop()
+							}
+						}()
 						j := first
 						if w != 0 {
 							j = nil
@@ -352,11 +435,22 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 								var ok bool
 								select {
 								case j, ok = <-work:
-									if !ok {
+								default:
+									if idle == nil {
+										idle = time.NewTimer(idleWait)
+									} else {
+										idle.Reset(idleWait)
+									}
+									select {
+									case j, ok = <-work:
+									case <-idle.C:
+										return // leave the round
+									case <-st.ctx.Done():
 										return
 									}
-								default:
-									return // nothing ready: end the round
+								}
+								if !ok {
+									return
 								}
 							}
 							if st.stopped() {
@@ -369,73 +463,50 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 				}, popts...)
 			}
 		}
-	} else {
-		driver = func() {
-			par.For(nr, func(w int) {
-				guarded(func() {
-					for j := next(); j != nil; j = next() {
-						run(w, j)
-					}
-				})
-			}, par.Blocking(nr))
-		}
-	}
-
-	var wg sync.WaitGroup
-	var crash any
-	var exited bool
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		normal := false
-		defer func() {
-			if !normal {
-				if crash = recover(); crash == nil {
-					exited = true // runtime.Goexit in a body
-				}
-				st.halt()
-			}
-			if done != nil {
-				close(done)
-			}
-		}()
 		par.For(2, func(i int) {
 			if i == 0 {
-				guarded(producer)
+				guarded(st, producer)
 			} else {
-				guarded(driver)
+				guarded(st, rounds)
 			}
 		}, par.Blocking(2))
-		normal = true
-	}()
+	}
+}
 
-	if consume != nil {
-		// If consume panics or exits (a loop body over All), stop the
-		// run and wait for its goroutines before the panic goes on.
-		waited := false
-		defer func() {
-			if !waited {
-				st.halt()
-				wg.Wait()
-			}
-		}()
-		p.consume(st, done, tokens, consume)
-		waited = true
-	}
-	wg.Wait()
-	if crash != nil {
-		st.finish()
-		panic(crash)
-	}
-	if exited {
-		st.finish()
-		runtime.Goexit()
+// blocking returns the driver of a run on goroutines of its own: one
+// par.For with Blocking(nr+1) whose body 0 is the producer and whose other
+// bodies are the runners, which take jobs from work until it is closed or
+// the run stops.
+func (p Pipe[T]) blocking(st *state, nr int, sz *sizer, tokens chan struct{}, run func(int, *job[T])) func() {
+	return func() {
+		work := make(chan *job[T], cap(tokens))
+		producer := p.producer(st, sz, tokens, work)
+		par.For(nr+1, func(i int) {
+			guarded(st, func() {
+				if i == 0 {
+					producer()
+					return
+				}
+				for {
+					select {
+					case j, ok := <-work:
+						if !ok || st.stopped() {
+							return
+						}
+						run(i-1, j)
+					case <-st.ctx.Done():
+						return
+					}
+				}
+			})
+		}, par.Blocking(nr+1))
 	}
 }
 
 // consume hands the jobs' results to f on the calling goroutine, in order
 // unless the pipeline is Unordered, until done is closed or the run stops.
-func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{}, f func([]T) bool) {
+// f must not keep the slice: it goes back to outs for another job.
+func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{}, outs *buffers[T], f func([]T) bool) {
 	pending := map[int]*job[T]{}
 	next := 0
 	for {
@@ -454,6 +525,7 @@ func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{},
 				st.halt()
 				return
 			}
+			outs.put(j.out)
 			<-tokens
 			continue
 		}
@@ -469,6 +541,7 @@ func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{},
 				st.halt()
 				return
 			}
+			outs.put(j.out)
 			<-tokens
 		}
 	}

@@ -41,9 +41,44 @@ type Pipe[T any] struct {
 }
 
 // batch is a run of consecutive source items, with the stages bound to it.
+// done, if not nil, is called once the batch's items have all been run
+// (or the run stopped): its source may reuse their buffer.
 type batch[T any] struct {
 	n    int
 	bind func(st *state, down func(T) bool) func(j int) bool
+	done func()
+}
+
+// buffers is a free list of item slices for one run: a batch's inputs go
+// back to it once a runner has run them, and the source takes its next
+// buffer from it, so a long stream reuses a bounded set of buffers
+// instead of allocating one a batch. The channel is its only shared state.
+type buffers[T any] struct{ free chan []T }
+
+// maxFree bounds the slices a free list keeps.
+const maxFree = 64
+
+func newBuffers[T any]() *buffers[T] { return &buffers[T]{free: make(chan []T, maxFree)} }
+
+// get returns an empty slice with room for n items.
+func (b *buffers[T]) get(n int) []T {
+	select {
+	case s := <-b.free:
+		if cap(s) >= n {
+			return s[:0]
+		}
+	default:
+	}
+	return make([]T, 0, n)
+}
+
+// put gives s back, cleared so that it holds on to nothing.
+func (b *buffers[T]) put(s []T) {
+	clear(s)
+	select {
+	case b.free <- s:
+	default:
+	}
 }
 
 // Option configures a pipeline; pass options to its source.
@@ -189,18 +224,19 @@ func From[T any](seq Seq[T], opts ...Option) Pipe[T] {
 	}
 	return Pipe[T]{o: makeOptions(opts), n: -1,
 		pull: func(st *state, size func() int, yield func(batch[T]) bool) error {
-			buf := make([]T, 0, size())
+			bufs := newBuffers[T]()
+			buf := bufs.get(size())
 			for v := range seq {
 				buf = append(buf, v)
 				if len(buf) == cap(buf) {
-					if !yield(sliceBatch(buf)) {
+					if !yield(sliceBatch(bufs, buf)) {
 						return nil
 					}
-					buf = make([]T, 0, size())
+					buf = bufs.get(size())
 				}
 			}
 			if len(buf) > 0 {
-				yield(sliceBatch(buf))
+				yield(sliceBatch(bufs, buf))
 			}
 			return nil
 		}}
@@ -256,7 +292,7 @@ func Chan[T any](c <-chan T, opts ...Option) Pipe[T] {
 						break fill
 					}
 				}
-				if !yield(sliceBatch(buf)) || !ok {
+				if !yield(sliceBatch(nil, buf)) || !ok {
 					return nil
 				}
 			}
@@ -286,10 +322,16 @@ func Lines(sc *bufio.Scanner, opts ...Option) Pipe[string] {
 	return p
 }
 
-func sliceBatch[T any](buf []T) batch[T] {
-	return batch[T]{n: len(buf), bind: func(_ *state, down func(T) bool) func(int) bool {
+// sliceBatch is the batch of the items in buf, which goes back to bufs (if
+// not nil) once they have been run.
+func sliceBatch[T any](bufs *buffers[T], buf []T) batch[T] {
+	b := batch[T]{n: len(buf), bind: func(_ *state, down func(T) bool) func(int) bool {
 		return func(j int) bool { return down(buf[j]) }
 	}}
+	if bufs != nil {
+		b.done = func() { bufs.put(buf) }
+	}
+	return b
 }
 
 // then returns p with one more stage: stage turns the sink of the stage's
@@ -308,7 +350,7 @@ func then[T, U any](p Pipe[T], stage func(st *state, down func(U) bool) func(T) 
 				bind := b.bind
 				return yield(batch[U]{n: b.n, bind: func(st *state, down func(U) bool) func(int) bool {
 					return bind(st, stage(st, down))
-				}})
+				}, done: b.done})
 			})
 		}
 	}
