@@ -98,13 +98,15 @@
 // order, so the build sorts them before it is done, and the files are read
 // out of directory order. Compare them with
 // -strategy weighted,largest-first -runs 5: the CPU times per round show
-// what the order costs whatever else the machine runs. On 2026-11-26, on a
-// 2-core machine so busy with other work that the wall times said nothing
-// (the builds got 0.4 to 0.65 CPUs), largest-first took 1.16× weighted's
-// CPU time on GOROOT/src (1.15× to 1.19× over 3 rounds) and 1.19× on the
-// whole GOROOT (1.14× to 1.24×), while weighted took 0.95× stealing's
-// (0.90× to 1.02×) and 0.91× (0.91× to 1.18×): the weights cost nothing,
-// the order costs a sixth more work.
+// what the order costs whatever else the machine runs (a parloop
+// build's CPU time also counts a worker's spinning while it looks for
+// work). On 2026-11-26, on a 2-core machine so busy with other work that
+// the wall times said nothing (the builds got 0.2 to 0.8 CPUs), over 6
+// rounds in 2 processes, largest-first took 1.16× weighted's CPU time on
+// GOROOT/src (1.11× to 1.23×) and 1.20× on the whole GOROOT (0.94× to
+// 1.40×), while weighted took 0.97× stealing's (0.70× to 1.02×) and 0.91×
+// (0.71× to 1.18×): the weights cost nothing, the order costs about a
+// sixth more work.
 //
 // The sizes are good weights but not exact ones: in $(go env GOROOT)/src
 // the binary files (race detector and BoringCrypto .syso objects, test
