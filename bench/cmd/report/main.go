@@ -125,11 +125,12 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 		},
 	)
 	if maxp >= 2 {
-		// The iter package at 2 workers: runs of a second or more an op.
+		// The iter package at 2 workers: runs of a second or more an op,
+		// so at most two rounds (the phase's ~2 minutes).
 		ps = append(ps,
 			Phase{
 				Name: "iter2", Benches: []string{"IterSeqMap", "IterPgrep"},
-				CPU: []int{2}, Rounds: mainCount, Benchtime: "1x", Short: quick,
+				CPU: []int{2}, Rounds: min(mainCount, 2), Benchtime: "1x", Short: quick,
 				Benchstat: []BenchstatView{{Title: "iter pipelines at 2 workers (-col /impl)", Col: "/impl"}},
 			},
 			Phase{
