@@ -149,9 +149,14 @@
 // split the files.
 //
 // Static chunks by count put the large files wherever they happen to fall:
-// unless the bytes happen to split evenly by count, one goroutine works
-// long after the others are done (imbalance well above 1, utilization well
-// below 100%). Dynamic chunks and the semaphore balance better but pay per
+// unless the work happens to split evenly by count, one goroutine works
+// long after the others are done. In $(go env GOROOT)/src at 2 workers it
+// nearly does (imbalance 1.04 to 1.05, utilization 95.1% to 95.6% in three
+// quiet runs); in the whole GOROOT (-dir $(go env GOROOT)), whose walk
+// puts the compiled tools and packages of pkg/ in the first half and the
+// many small files of test/ in the second, static came out at imbalance
+// 1.10 to 1.19 and utilization 84% to 90% in five runs on a busy machine,
+// where parloop's strategies stayed at 1.00 and 99%. Dynamic chunks and the semaphore balance better but pay per
 // chunk or per goroutine, and a large file late in the order still ends
 // the build alone; parloop splits the range only when a worker is idle, and
 // with par.Weighted cuts it at equal bytes. On a machine shared with other
