@@ -155,7 +155,7 @@
 // quiet runs); in the whole GOROOT (-dir $(go env GOROOT)), whose walk
 // puts the compiled tools and packages of pkg/ in the first half and the
 // many small files of test/ in the second, static came out at imbalance
-// 1.10 to 1.19 and utilization 84% to 90% in five runs on a busy machine,
+// 1.10 to 1.19 and utilization 84% to 90% in four runs (8 builds) on a busy machine,
 // where parloop's strategies stayed at 1.00 and 99%. Dynamic chunks and the semaphore balance better but pay per
 // chunk or per goroutine, and a large file late in the order still ends
 // the build alone; parloop splits the range only when a worker is idle, and
