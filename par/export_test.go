@@ -16,11 +16,24 @@ func VictimsForTest(order string) PoolOption {
 // BackoffForTest returns a PoolOption that turns spinning before parking on
 // or off.
 func BackoffForTest(on bool) PoolOption {
+	return withExperiment(func(e *experiment) { e.noBackoff = !on })
+}
+
+// ThreadsForTest returns a PoolOption that makes unpinned workers lock
+// their threads or not (threads=locked|unlocked).
+func ThreadsForTest(locked bool) PoolOption {
+	return withExperiment(func(e *experiment) { e.unlocked = !locked })
+}
+
+// withExperiment changes one setting of the pool's experiment, keeping
+// those set by earlier options.
+func withExperiment(set func(*experiment)) PoolOption {
 	return func(c *poolConfig) {
-		e := experiment{noBackoff: !on}
+		var e experiment
 		if c.exp != nil {
-			e.victims = c.exp.victims
+			e = *c.exp
 		}
+		set(&e)
 		c.exp = &e
 	}
 }

@@ -233,6 +233,7 @@ func OnMachine(m *Machine) PoolOption {
 //
 //	victims=nearest|random|longest   the order in which idle workers steal (default nearest)
 //	backoff=on|off                   spin before parking (default on)
+//	threads=locked|unlocked          unpinned workers lock their threads (default locked)
 //
 // An unknown setting panics at the pool's start, so a typo cannot pass for
 // a measurement.
@@ -255,6 +256,7 @@ const (
 type experiment struct {
 	victims   victimPolicy
 	noBackoff bool
+	unlocked  bool // threads=unlocked: unpinned workers do not lock their threads
 }
 
 // experiments reads PARLOOP_EXPERIMENT.
@@ -283,8 +285,12 @@ func parseExperiment(s string) (experiment, error) {
 			e.noBackoff = false
 		case "backoff=off":
 			e.noBackoff = true
+		case "threads=locked":
+			e.unlocked = false
+		case "threads=unlocked":
+			e.unlocked = true
 		default:
-			return e, fmt.Errorf("par: PARLOOP_EXPERIMENT: unknown setting %q (want victims=nearest|random|longest or backoff=on|off)", kv)
+			return e, fmt.Errorf("par: PARLOOP_EXPERIMENT: unknown setting %q (want victims=nearest|random|longest, backoff=on|off or threads=locked|unlocked)", kv)
 		}
 	}
 	return e, nil

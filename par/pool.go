@@ -276,12 +276,16 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 		}
 		p.workers.Done()
 	}()
-	runtime.LockOSThread()
 	// A pinned thread must never run other goroutines: a pinned worker exits
 	// while still locked, so the runtime destroys the thread with its one-CPU
-	// mask. An unpinned worker hands its thread back.
-	if pinned := pin && pinThread(s.cpu) == nil; !pinned {
-		defer runtime.UnlockOSThread()
+	// mask. An unpinned worker hands its thread back. (The experiment
+	// threads=unlocked leaves unpinned workers unlocked: see
+	// bench/ANALYSIS.md.)
+	if pin || !p.exp.unlocked {
+		runtime.LockOSThread()
+		if pinned := pin && pinThread(s.cpu) == nil; !pinned {
+			defer runtime.UnlockOSThread()
+		}
 	}
 	// A goroutine inherits its creator's pprof labels; a worker runs each
 	// task under the labels of the call it belongs to, and none between.
