@@ -70,9 +70,13 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 	}
 	cur := int64(t.lo)
 	pc := f.newPacer()
+	var lastItems int64 // Weighted: items in the piece's previous grain
 	t0 := f.firstTick(s)
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := f.grainEnd(cur, int64(t.hi), pc.grain)
+		if f.prefix != nil {
+			end = f.capWeightedGrain(cur, end, &lastItems)
+		}
 		f.call(int(cur), int(end))
 		if f.progress != nil {
 			f.progress.done.Add(end - cur)

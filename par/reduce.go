@@ -75,9 +75,13 @@ func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
 	}
 	cur := int64(t.lo)
 	pc := f.newPacer()
+	var lastItems int64 // Weighted: items in the piece's previous grain
 	t0 := cputicks()
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := f.grainEnd(cur, int64(t.hi), pc.grain)
+		if f.prefix != nil {
+			end = f.capWeightedGrain(cur, end, &lastItems)
+		}
 		v := f.leaf(int(cur), int(end))
 		if f.progress != nil {
 			f.progress.done.Add(end - cur)

@@ -116,3 +116,17 @@ func (c *loopCore) midpoint(cur, hi int) int {
 	}
 	return min(max(m, cur+1), hi-1)
 }
+
+// capWeightedGrain bounds a weighted grain [cur, end) to at most twice the
+// items of the piece's previous grain (*last, 0 before the first: one
+// item), and records its count. A grain sized in weight runs whole, so
+// where the weights understate the cost many expensive items would merge
+// into one grain that nobody else can take: with the skewed costs sorted
+// and the weights reversed, the largest grain held 7-22% of the call's
+// cost (3.3%, the costliest item, with right weights or none). Doubling
+// reaches any grain the weights ask for within a few steps.
+func (c *loopCore) capWeightedGrain(cur, end int64, last *int64) int64 {
+	end = min(end, cur+max(1, 2**last))
+	*last = end - cur
+	return end
+}
