@@ -23,18 +23,24 @@ func (p *Pipe[T]) indexed() bool {
 	return p.item != nil && p.o.limit == 0 && p.o.blocking == 0
 }
 
-// each runs p and sends every result into a sink made by mk: once per piece
-// of the index range (indexed), or once per runner (streaming). The sinks of
-// one run are called concurrently; each returns false to stop its piece.
+// each runs p and sends every result into a sink made by mk: for an indexed
+// run, one per set of stages bound to a sink (kept in a sync.Pool and reused
+// by later pieces, since par.ForRange calls its body for every piece and
+// pieces of cheap items are many), or one per runner (streaming). The sinks
+// of one run are called concurrently, each by one goroutine at a time;
+// each returns false to stop its piece.
 func (p Pipe[T]) each(st *state, mk func() func(T) bool) {
 	if p.indexed() {
+		type bound struct{ f func(i int) bool }
+		chains := sync.Pool{New: func() any { return &bound{p.item(st, mk())} }}
 		par.ForRange(p.n, func(lo, hi int) {
 			if st.stopped() {
 				return
 			}
-			f := p.item(st, mk())
-			for i := lo; i < hi && !st.stopped() && f(i); i++ {
+			c := chains.Get().(*bound)
+			for i := lo; i < hi && !st.stopped() && c.f(i); i++ {
 			}
+			chains.Put(c)
 		}, p.o.parOpts()...)
 		return
 	}
@@ -204,14 +210,28 @@ func (p Pipe[T]) Collect() (out []T, err error) {
 		}
 		var mu sync.Mutex
 		var pieces []piece
+		// The stages are bound once per collector, which a sync.Pool
+		// hands to one piece at a time (see each).
+		type collector struct {
+			buf []T
+			f   func(i int) bool
+		}
+		collectors := sync.Pool{New: func() any {
+			c := &collector{}
+			c.f = p.item(st, func(v T) bool { c.buf = append(c.buf, v); return true })
+			return c
+		}}
 		par.ForRange(p.n, func(lo, hi int) {
 			if st.stopped() {
 				return
 			}
-			var buf []T
-			f := p.item(st, func(v T) bool { buf = append(buf, v); return true })
-			for i := lo; i < hi && !st.stopped() && f(i); i++ {
+			c := collectors.Get().(*collector)
+			c.buf = make([]T, 0, hi-lo) // one result an item, as Map gives
+			for i := lo; i < hi && !st.stopped() && c.f(i); i++ {
 			}
+			buf := c.buf
+			c.buf = nil
+			collectors.Put(c)
 			mu.Lock()
 			pieces = append(pieces, piece{lo, buf})
 			mu.Unlock()
