@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -281,5 +282,104 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 	}
 	if pp := totalPieces(p.Stats()); pp < 1 {
 		t.Errorf("pool p counts %d pieces after running loops", pp)
+	}
+}
+
+// Catches: a nested call run as a plain loop (its slot's deque offered a
+// task when it began, split.go) that keeps the rest of its range after
+// thieves have emptied that deque. An outer call over two items on a pool
+// of four offers item 1 and runs item 0, whose nested call starts plainly;
+// once item 1 is stolen the nested call must hand over the rest, or two
+// workers sit idle until it ends. For, Map and ForErr look before every
+// iteration, ForRange and ReduceRange between chunks of 1, 2, 4, ...
+// indices; each must spread over more than one goroutine (in at least one
+// of five rounds: on a loaded machine a woken worker may not get a CPU
+// before the call ends; before the hand-over, ForRange and ReduceRange
+// spread in none), with exact results in every round.
+func TestPlainNestedCallsHandOverTheRest(t *testing.T) {
+	p := newPool(t, par.Workers(4))
+	const n = 512
+	want := int64(n * (n - 1) / 2)
+	work := func() { spin(20_000) } // tens of µs an index: the whole call takes milliseconds
+	verbs := []struct {
+		name string
+		run  func(record func()) int64
+	}{
+		{"For", func(record func()) int64 {
+			var sum atomic.Int64
+			par.For(n, func(i int) { record(); work(); sum.Add(int64(i)) })
+			return sum.Load()
+		}},
+		{"Map", func(record func()) int64 {
+			in := make([]int, n)
+			for i := range in {
+				in[i] = i
+			}
+			var sum int64
+			for _, v := range par.Map(in, func(x int) int64 { record(); work(); return int64(x) }) {
+				sum += v
+			}
+			return sum
+		}},
+		{"ForErr", func(record func()) int64 {
+			var sum atomic.Int64
+			if err := par.ForErr(context.Background(), n, func(_ context.Context, i int) error {
+				record()
+				work()
+				sum.Add(int64(i))
+				return nil
+			}); err != nil {
+				t.Errorf("ForErr: %v", err)
+			}
+			return sum.Load()
+		}},
+		{"ForRange", func(record func()) int64 {
+			var sum atomic.Int64
+			par.ForRange(n, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					record()
+					work()
+					sum.Add(int64(i))
+				}
+			})
+			return sum.Load()
+		}},
+		{"ReduceRange", func(record func()) int64 {
+			return par.ReduceRange(n, int64(0), func(lo, hi int) int64 {
+				var s int64
+				for i := lo; i < hi; i++ {
+					record()
+					work()
+					s += int64(i)
+				}
+				return s
+			}, func(a, b int64) int64 { return a + b })
+		}},
+	}
+	for _, v := range verbs {
+		spread := false
+		for round := range 5 {
+			var mu sync.Mutex
+			ran := map[int64]bool{}
+			record := func() {
+				id := goid()
+				mu.Lock()
+				ran[id] = true
+				mu.Unlock()
+			}
+			var got int64
+			par.For(2, func(j int) {
+				if j == 0 {
+					got = v.run(record)
+				}
+			}, par.On(p))
+			if got != want {
+				t.Errorf("%s, round %d: sum %d, want %d", v.name, round, got, want)
+			}
+			spread = spread || len(ran) > 1
+		}
+		if !spread && runtime.GOMAXPROCS(0) > 1 { // at one P the workers cannot run meanwhile
+			t.Errorf("%s: the nested call ran on one goroutine in all 5 rounds", v.name)
+		}
 	}
 }

@@ -61,7 +61,7 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 		return err
 	}
 	lo := 0
-	if !guest && c.progress == nil && s.offersWork() {
+	if !guest && c.plainable() && s.offersWork() {
 		// A nested call on a slot that thieves can take from already
 		// (plain calls, split.go).
 		next, err := runSolo(verb, s, false, n, c, b, true)
@@ -124,6 +124,19 @@ func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody,
 	defer sc.end()
 	next = n
 	switch {
+	case b.r != nil && watch:
+		// Chunks of 1, 2, 4, ... indices, looking at the deque between
+		// them: a thief that empties it waits at most about as long as
+		// the call has run so far.
+		for lo, size := 0, 1; lo < n; size = nextChunk(size) {
+			if lo > 0 && s.dq.Len() == 0 {
+				next = lo
+				break
+			}
+			hi := lo + min(size, n-lo)
+			b.r(lo, hi)
+			lo = hi
+		}
 	case b.r != nil:
 		b.r(0, n)
 		if c.progress != nil {
@@ -221,17 +234,49 @@ func (sc *soloCall) end() {
 }
 
 // reduceSolo is runSolo for Reduce and ReduceRange: leaf over the whole
-// range, without a closure that would escape.
-func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, c callConfig) T {
+// range, without a closure that would escape. With watch (a plain nested
+// call), it folds chunks of 1, 2, 4, ... indices left to right, looking at
+// s's deque between them as runSolo does, and once a thief has emptied it
+// hands the rest to a parallel call whose identity is the fold so far, so
+// the result is still combine(identity, fold of every chunk in order).
+func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, c callConfig, watch bool) T {
 	sc := beginSolo(verb, s, guest, n)
 	defer sc.end()
-	out := combine(identity, leaf(0, n))
-	if c.progress != nil {
-		c.progress.done.Add(int64(n))
+	if !watch {
+		out := combine(identity, leaf(0, n))
+		if c.progress != nil {
+			c.progress.done.Add(int64(n))
+		}
+		sc.returned = true
+		return out
+	}
+	acc := leaf(0, 1)
+	lo := 1
+	for size := 2; lo < n && s.dq.Len() != 0; size = nextChunk(size) {
+		hi := lo + min(size, n-lo)
+		acc = combine(acc, leaf(lo, hi))
+		lo = hi
+	}
+	if lo < n {
+		off := lo
+		acc = reduceRange(verb, n-off, acc, func(a, b int) T { return leaf(a+off, b+off) }, combine, nil)
 	}
 	sc.returned = true
-	return out
+	return combine(identity, acc)
 }
+
+// nextChunk doubles a plain call's chunk, short of overflowing.
+func nextChunk(size int) int {
+	if size < 1<<60 {
+		return 2 * size
+	}
+	return size
+}
+
+// plainable reports whether a nested call with these options may run as a
+// plain loop (split.go): Track counts per grain, and Weighted splits by
+// weight, which the parallel path does.
+func (c *callConfig) plainable() bool { return c.progress == nil && c.weights == nil }
 
 // endRange ends the call of frame f on slot s after every piece is done:
 // it reads the outcome, recycles f and, for a guest, accounts the call's
@@ -418,9 +463,12 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 		return reduceDeterministic(n, identity, leaf, combine, c)
 	}
 	s, guest, p := enter(c.pool)
-	if s == nil || p.solo.Load() || (!guest && c.progress == nil && s.offersWork()) {
-		// Parallelism 1, or a plain nested call (split.go): no frame.
-		return reduceSolo(verb, s, guest, n, identity, leaf, combine, c)
+	if s == nil || p.solo.Load() {
+		return reduceSolo(verb, s, guest, n, identity, leaf, combine, c, false)
+	}
+	if !guest && c.plainable() && s.offersWork() {
+		// A plain nested call (split.go): no frame.
+		return reduceSolo(verb, s, false, n, identity, leaf, combine, c, true)
 	}
 	return runReduce(verb, &reduceFrame[T]{leaf: leaf, combine: combine}, s, guest, p, n, identity, c)
 }
