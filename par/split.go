@@ -92,9 +92,9 @@ const (
 // Whoever goes idle takes the older, larger task in the deque, as for
 // private forks (invariant P2, share.go). For, Map and ForErr look at the
 // deque before each iteration and, once a thief has emptied it, run the
-// rest as a parallel call, which can split; a ForRange or ReduceRange body
-// gets the whole range at once, and its own nested calls, or the
-// enclosing loop's next grain, offer work. In a walk of an unbalanced tree
+// rest as a parallel call, which can split; ForRange and ReduceRange do the
+// same between chunks of 1, 2, 4, ... indices, so that a thief waits at most
+// about as long as the call has run so far. In a walk of an unbalanced tree
 // with a nested For at every node, most nested calls run plainly: the
 // per-call and per-grain costs of pacing (two clock reads, a frame, a
 // task) were a tenth of the walk's time at 2 workers.
