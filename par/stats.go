@@ -39,10 +39,9 @@ type Stats struct {
 	// others; 2 means the busiest one worked twice the average.
 	Imbalance float64
 	// Straggler is the largest busy time over the median busy time: how
-	// far the slowest participant lagged behind the typical one. The
-	// median of an even count is the mean of the two middle values, as
-	// golang.org/x/exp/stats.Median has it (par computes these figures
-	// itself rather than import x/exp; a test holds them to x/exp/stats).
+	// far the slowest participant lagged behind the typical one. Mean and
+	// median come from golang.org/x/exp/stats (the median of an even count
+	// is the mean of the two middle values).
 	Straggler float64
 	// Utilization is the participants' total busy time over their number
 	// times Wall: the share of the pool's capacity that ran work since the

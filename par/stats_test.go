@@ -12,11 +12,10 @@ import (
 	"golang.org/x/exp/stats"
 )
 
-// par computes Stats' derived figures itself, so that importing par links
-// no golang.org/x/exp package (a module with no compatibility promise that
-// would then enter every user's build list); this test holds them to
-// golang.org/x/exp/stats, the reference the balance metrics are defined by
-// everywhere else (examples/tfidf, cmd/parloop-trace).
+// Stats' derived figures come from golang.org/x/exp/stats, the reference
+// the balance metrics are defined by everywhere (examples/tfidf,
+// cmd/parloop-trace); this test recomputes them from the per-participant
+// busy times Stats reports.
 //
 // Catches: a median taken as the upper middle value for an even count of
 // participants (or the callers left out of it), a mean over the wrong

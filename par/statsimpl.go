@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/exp/stats"
 )
 
 func (c *slotStats) snapshot() WorkerStats {
@@ -55,15 +57,16 @@ func (p *Pool) Stats() Stats {
 		total += st.Callers.Busy
 	}
 	if n := len(busy); n > 0 && total > 0 {
-		slices.Sort(busy)
-		mean := float64(total) / float64(n)
-		st.Imbalance = float64(busy[n-1]) / mean
-		median := float64(busy[n/2])
-		if n%2 == 0 {
-			median = (float64(busy[n/2-1]) + float64(busy[n/2])) / 2
+		// Mean and median from golang.org/x/exp/stats: Stats is read
+		// between calls, never on the scheduling path.
+		ns := make([]float64, n)
+		for i, b := range busy {
+			ns[i] = float64(b)
 		}
-		if median > 0 {
-			st.Straggler = float64(busy[n-1]) / median
+		longest := slices.Max(ns)
+		st.Imbalance = longest / stats.Mean(ns)
+		if median := stats.Median(ns); median > 0 {
+			st.Straggler = longest / median
 		}
 		if st.Wall > 0 {
 			st.Utilization = float64(total) / (float64(n) * float64(st.Wall))
