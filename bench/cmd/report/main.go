@@ -8,9 +8,9 @@
 // It compiles the benchmarks once (go test -c) and runs them in phases (the
 // main suite over GOMAXPROCS 1..NumCPU, the goals, the experiments), each in
 // rounds of one process per GOMAXPROCS (see Phase), keeps each phase's output
-// in raw/, in the full run builds examples/tfidf and runs it 3 times
-// (raw/tfidf.txt), runs
-// benchstat over it when benchstat is installed, and generates the tables,
+// in raw/, in the full run builds examples/tfidf and runs it 3 times on
+// each of two corpora, GOROOT/src and the whole GOROOT (raw/tfidf.txt),
+// runs benchstat over it when benchstat is installed, and generates the tables,
 // the per-workload findings and the plots from the numbers. The hand-written
 // analysis lives in ANALYSIS.md and is copied into RESULTS.md as it is.
 package main
