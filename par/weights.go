@@ -25,14 +25,16 @@ import (
 // Stealing still corrects what the weights get wrong, as far as grains
 // allow: a grain is sized in weight from the cost of a unit measured on the
 // grains before it, and runs whole, so where the weights understate the
-// cost by a factor k a grain can run up to k times longer than meant, and
-// no worker can take any of it meanwhile. With the skewed workload's costs
-// sorted and the weights reversed (the cheapest items weighted the
-// heaviest), one grain held 7% to 22% of the whole call's cost in five
-// runs at two workers, against 3.3% (the single costliest item) with the
-// right weights or none. Weights wrong by a constant factor, or by a
-// little, cost nothing: only ratios matter, and the pacer re-measures
-// after every grain.
+// cost by a factor k a grain could run up to k times longer than meant,
+// with no worker able to take any of it meanwhile. With the skewed
+// workload's costs sorted and the weights reversed (the cheapest items
+// weighted the heaviest), one grain held 7% to 22% of the whole call's cost
+// in five runs at two workers, against 3.3% (the single costliest item)
+// with the right weights or none. So a weighted grain also covers at most
+// twice the items of its piece's previous grain (capWeightedGrain): the
+// largest grain then held 3.3% in five of five such runs. Weights wrong by
+// a constant factor, or by a little, cost nothing: only ratios matter, and
+// the pacer re-measures after every grain.
 //
 // The prefix sums are computed once, when the option is made, so an
 // Option from Weighted can be passed to many calls over the same items.
