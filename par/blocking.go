@@ -8,8 +8,8 @@ import (
 // Blocking bodies (the Blocking option).
 //
 // A body that waits (a file read, a network call, a sleep, a lock) keeps
-// the locked worker thread that runs it: the Go scheduler hands the
-// thread's P to other goroutines, but the pool has one worker less until
+// the worker that runs it: the Go scheduler hands the worker's P to other
+// goroutines, but the pool has one worker less until
 // the body returns, and a loop of such bodies runs at the pool's width, one
 // per CPU, however many could wait at once (500 reads of 2 ms each took 630
 // ms on two workers, against 14 ms for a goroutine per file).
@@ -35,9 +35,10 @@ import (
 //
 // Why not the alternative, ForkJoinPool.managedBlock's: a spare worker
 // thread started while a body blocks. A body cannot tell the pool when it
-// is about to block on a file or a lock, and waking a locked thread costs
-// 10 to 30 µs here: more than many of the waits it would cover. A plain
-// goroutine is what the Go runtime already parks and wakes cheaply.
+// is about to block on a file or a lock, and starting or waking a worker
+// (10 to 30 µs here for a thread-locked one) costs more than many of the
+// waits it would cover. A plain goroutine is what the Go runtime already
+// parks and wakes cheaply.
 
 // runBlocking runs a range call over [0, n) with the bodies on at most
 // limit goroutines of their own.

@@ -22,7 +22,7 @@ func BackoffForTest(on bool) PoolOption {
 // ThreadsForTest returns a PoolOption that makes unpinned workers lock
 // their threads or not (threads=locked|unlocked).
 func ThreadsForTest(locked bool) PoolOption {
-	return withExperiment(func(e *experiment) { e.unlocked = !locked })
+	return withExperiment(func(e *experiment) { e.locked = locked })
 }
 
 // withExperiment changes one setting of the pool's experiment, keeping

@@ -233,7 +233,7 @@ func OnMachine(m *Machine) PoolOption {
 //
 //	victims=nearest|random|longest   the order in which idle workers steal (default nearest)
 //	backoff=on|off                   spin before parking (default on)
-//	threads=locked|unlocked          unpinned workers lock their threads (default locked)
+//	threads=locked|unlocked          unpinned workers lock their threads (default unlocked)
 //
 // An unknown setting panics at the pool's start, so a typo cannot pass for
 // a measurement.
@@ -256,7 +256,7 @@ const (
 type experiment struct {
 	victims   victimPolicy
 	noBackoff bool
-	unlocked  bool // threads=unlocked: unpinned workers do not lock their threads
+	locked    bool // threads=locked: unpinned workers lock their threads too
 }
 
 // experiments reads PARLOOP_EXPERIMENT.
@@ -286,9 +286,9 @@ func parseExperiment(s string) (experiment, error) {
 		case "backoff=off":
 			e.noBackoff = true
 		case "threads=locked":
-			e.unlocked = false
+			e.locked = true
 		case "threads=unlocked":
-			e.unlocked = true
+			e.locked = false
 		default:
 			return e, fmt.Errorf("par: PARLOOP_EXPERIMENT: unknown setting %q (want victims=nearest|random|longest, backoff=on|off or threads=locked|unlocked)", kv)
 		}

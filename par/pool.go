@@ -276,12 +276,16 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 		}
 		p.workers.Done()
 	}()
-	// A pinned thread must never run other goroutines: a pinned worker exits
-	// while still locked, so the runtime destroys the thread with its one-CPU
-	// mask. An unpinned worker hands its thread back. (The experiment
-	// threads=unlocked leaves unpinned workers unlocked: see
-	// bench/ANALYSIS.md.)
-	if pin || !p.exp.unlocked {
+	// A pinned worker locks its thread, which must never run other
+	// goroutines: it exits while still locked, so the runtime destroys the
+	// thread with its one-CPU mask. An unpinned worker is an ordinary
+	// goroutine: waking a goroutine locked to its thread costs a wake-up of
+	// that very thread (10 to 30 µs here, and under the kernel's fair
+	// scheduler it often waited for the waker's CPU: For(2, f) with 1 ms
+	// bodies on two workers took 1.43-1.49 ms locked, 1.15 ms unlocked,
+	// median of 300 calls), where an unlocked one runs on whichever thread
+	// holds a P. The experiment threads=locked locks unpinned workers too.
+	if pin || p.exp.locked {
 		runtime.LockOSThread()
 		if pinned := pin && pinThread(s.cpu) == nil; !pinned {
 			defer runtime.UnlockOSThread()

@@ -97,8 +97,8 @@ func TestPoolOptions(t *testing.T) {
 		{"backoff", []par.PoolOption{par.BackoffForTest(true), par.Workers(3)}},
 		{"no backoff", []par.PoolOption{par.BackoffForTest(false), par.Workers(3)}},
 		{"no backoff, 1 worker", []par.PoolOption{par.BackoffForTest(false), par.Workers(1)}},
-		{"unlocked threads", []par.PoolOption{par.ThreadsForTest(false), par.Workers(3)}},
-		{"unlocked threads, no backoff", []par.PoolOption{par.ThreadsForTest(false), par.BackoffForTest(false), par.Workers(3)}},
+		{"locked threads", []par.PoolOption{par.ThreadsForTest(true), par.Workers(3)}},
+		{"locked threads, no backoff", []par.PoolOption{par.ThreadsForTest(true), par.BackoffForTest(false), par.Workers(3)}},
 		{"unlocked threads, pinning", []par.PoolOption{par.ThreadsForTest(false), par.Pinning(true)}},
 	}
 	for _, c := range cfgs {

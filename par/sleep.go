@@ -43,10 +43,11 @@ package par
 // no longer listed was unlisted by a waker, which counted it as spinning.
 //
 // Spinning is bounded in time (spinRounds scans) and in number (at most
-// half the active workers, at least one), because spinning locked threads
-// hold Ps: they delay timers, the GC and the caller's goroutine. A spinner
+// half the active workers, at least one), because spinning workers hold
+// Ps: they delay timers, the GC and the caller's goroutine. A spinner
 // pauses with the PAUSE instruction between rounds, never runtime.Gosched,
-// which costs 15 to 22 µs in a locked goroutine.
+// which costs 15 to 22 µs in a goroutine locked to its thread (a pinned
+// worker).
 
 import (
 	"sync"

@@ -19,8 +19,8 @@ package par
 // them. A Grain option is a lower bound, never required.
 //
 // What a split is worth: the pushed half must pay for the push, the steal
-// and, when every other worker sleeps, the wake-up of a locked thread (10 to
-// 30 µs here). A tiny loop therefore never splits and never wakes anyone.
+// and, when every other worker sleeps, a wake-up (10 to 30 µs here for a
+// thread-locked worker; less, but not nothing, for an unpinned one). A tiny loop therefore never splits and never wakes anyone.
 // Nor does any loop while at least P goroutines are inside calls (guest
 // seats held): the callers saturate the CPUs themselves.
 
@@ -334,8 +334,8 @@ func (c *loopCore) worthSplitting(s *slot, cur, hi int64, pc *pacer) bool {
 		return false
 	}
 	// At least P goroutines inside calls keep the CPUs busy by themselves:
-	// giving work away would only add steals and wake-ups of locked
-	// threads that must then share a P with the callers.
+	// giving work away would only add steals and wake-ups of workers
+	// that must then share a P with the callers.
 	if bits.OnesCount64(guestMask.Load()) > c.pool.layout.Load().active {
 		c.pool.maybeResize() // the split that would have checked GOMAXPROCS
 		return false

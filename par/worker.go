@@ -144,7 +144,8 @@ func (s *slot) findWork(tree uint64) *task {
 // slot afterwards (see sleep.go for why that cannot be lost).
 //
 // Waiting without work: a worker spins spinRounds rounds of PAUSE, since a
-// locked thread pays 15 to 22 µs for a yield. A guest is an ordinary
+// pinned worker's locked thread pays 15 to 22 µs for a yield (an unpinned
+// worker spins the same way: one protocol). A guest is an ordinary
 // goroutine, for which runtime.Gosched costs well under a microsecond: it
 // yields between rounds instead, for up to guestSpinNs, and then parks. A
 // guest mostly waits for a piece of its call that a worker stole, and under
