@@ -10,8 +10,9 @@
 // yields are an iter.Seq read and searched in parallel by an iter pipeline,
 // whose ordered output keeps the walk's order. The stage reads files, so it
 // is given iter.Limit, and the pipeline runs on goroutines of its own rather
-// than on the pool's worker threads (which it measured faster: a file read
-// is a system call, and a worker thread is locked to its OS thread). Like grep, it skips files
+// than on the pool's workers (which it measured faster, when the workers
+// were still locked to their OS threads: a file read is a system call).
+// Like grep, it skips files
 // that contain a NUL byte (binary files), and reports unreadable files on
 // standard error.
 package main
