@@ -1354,7 +1354,21 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 			// Evaluated once, as make or SetLimit evaluated it.
 			blockingLimit = ps.text(fl.limit)
 		case isPureCount(info, loop):
+			// One goroutine per item, but at least 1: par.Blocking(0)
+			// panics, and a loop over no items ran no goroutine (loki's
+			// executor pipelines open zero inputs).
 			blockingLimit = n
+			if k, err := strconv.Atoi(n); err != nil || k < 1 {
+				if fv := info.FileVersions[file]; fv != "" && version.Compare(fv, "go1.21") < 0 {
+					report(fmt.Sprintf("fan-out loop whose body blocks (%s): use %s with %s.Blocking(max(1, %s)); no fix is offered: the file's Go version has no max", blockWhy, verb, parName, n))
+					return
+				}
+				if obj := scopeLookup(ps.Pkg, fl.wait.Pos(), "max"); obj != types.Universe.Lookup("max") {
+					report(fmt.Sprintf("fan-out loop whose body blocks (%s): use %s with %s.Blocking(max(1, %s)); no fix is offered: the name max is taken", blockWhy, verb, parName, n))
+					return
+				}
+				blockingLimit = "max(1, " + n + ")"
+			}
 		default:
 			report(fmt.Sprintf("fan-out loop whose body blocks (%s): use %s with %s.Blocking(k) rather than a plain %s; no fix is offered: the count has calls", blockWhy, verb, parName, verb))
 			return
@@ -1891,4 +1905,14 @@ func (ps *pass) importEdits(file *ast.File, src []byte, tf *token.File, add []st
 		edits = append(edits, analysis.TextEdit{Pos: file.Name.End(), End: file.Name.End(), NewText: []byte("\n\nimport (\n\t" + strings.Join(quoted, "\n\t") + "\n)")})
 	}
 	return edits
+}
+
+// scopeLookup resolves name at pos, as the code there would.
+func scopeLookup(pkg *types.Package, pos token.Pos, name string) types.Object {
+	sc := pkg.Scope().Innermost(pos)
+	if sc == nil {
+		return types.Universe.Lookup(name)
+	}
+	_, obj := sc.LookupParent(name, pos)
+	return obj
 }
