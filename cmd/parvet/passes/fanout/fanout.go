@@ -27,6 +27,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -708,6 +709,11 @@ func (ps *pass) match(list []ast.Stmt, i int) (*fanLoop, string) {
 				continue
 			}
 			if v, ok := ps.methodOn(c, errgroupPath, "Group", "SetLimit"); ok && v == fl.group {
+				if tv, ok := info.Types[c.Args[0]]; ok && tv.Value != nil {
+					if k, exact := constant.Int64Val(tv.Value); exact && k < 1 {
+						return nil, "the errgroup's SetLimit is not positive (a negative limit means none)"
+					}
+				}
 				fl.limit = c.Args[0]
 				fl.extraDel = append(fl.extraDel, s)
 				continue

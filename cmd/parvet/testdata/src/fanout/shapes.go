@@ -110,3 +110,16 @@ func UnusedParam(xs []int, out []int) { // want UnusedParam:"blocks: calls sync\
 	}
 	wg.Wait()
 }
+
+// NoLimit: errgroup's SetLimit(-1) means no limit, which par.Blocking cannot
+// say: no fix.
+func NoLimit(xs []int) error {
+	var g errgroup.Group
+	g.SetLimit(-1)
+	for i := range xs { // want `no fix is offered: the errgroup's SetLimit is not positive`
+		g.Go(func() error {
+			return check(xs[i])
+		})
+	}
+	return g.Wait()
+}
