@@ -226,7 +226,11 @@ func (p Pipe[T]) Collect() (out []T, err error) {
 				return
 			}
 			c := collectors.Get().(*collector)
-			c.buf = make([]T, 0, hi-lo) // one result an item, as Map gives
+			// One result an item, as Map gives, but a piece may be the
+			// whole range (at parallelism 1, or a plain nested call), of
+			// an integer range a filter or an error may cut short: size
+			// the buffer for a grain, not for the piece.
+			c.buf = make([]T, 0, min(hi-lo, 4096))
 			for i := lo; i < hi && !st.stopped() && c.f(i); i++ {
 			}
 			buf := c.buf
