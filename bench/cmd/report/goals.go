@@ -27,6 +27,29 @@ func verdict(ok bool) string {
 }
 
 // ratioSummary is the median and the range of paired ratios.
+// ratioRow makes a goal row from ratios r, paired by round, of A's time over
+// B's; with faster, r holds B's over A's and the row says "× faster" (or
+// "× slower" below 1). ok judges the median (nil: an info row). It
+// reports false when there are no ratios.
+func ratioRow(goal string, p int, target string, r []float64, faster bool, ok func(float64) bool) (GoalRow, bool) {
+	if len(r) == 0 {
+		return GoalRow{}, false
+	}
+	med, sp := ratioSummary(r)
+	measured := fmtX(med) + " the time"
+	switch {
+	case faster && med >= 1:
+		measured = fmtX(med) + " faster"
+	case faster:
+		measured = fmtX(1/med) + " slower"
+	}
+	row := GoalRow{Goal: goal, Procs: p, Target: target, Measured: measured, Spread: sp, Samples: len(r), Verdict: "info"}
+	if ok != nil {
+		row.Verdict = verdict(ok(med))
+	}
+	return row, true
+}
+
 func ratioSummary(r []float64) (med float64, spread string) {
 	if len(r) == 0 {
 		return math.NaN(), "–"

@@ -26,22 +26,9 @@ func evalIter(it, it2, st *Set) []GoalRow {
 		if faster {
 			r = s.PairedRatios(b, a, p, "ns/op")
 		}
-		if len(r) == 0 {
-			return
+		if row, have := ratioRow(goal, p, target, r, faster, ok); have {
+			add(row)
 		}
-		med, sp := ratioSummary(r)
-		measured := fmtX(med) + " the time"
-		switch {
-		case faster && med >= 1:
-			measured = fmtX(med) + " faster"
-		case faster:
-			measured = fmtX(1/med) + " slower"
-		}
-		row := GoalRow{Goal: goal, Procs: p, Target: target, Measured: measured, Spread: sp, Samples: len(r), Verdict: "info"}
-		if ok != nil {
-			row.Verdict = verdict(ok(med))
-		}
-		add(row)
 	}
 	const sm = "IterSeqMap/impl="
 	paired(it2, "ordered Map over an `iter.Seq` of 1M items, 1 µs body: `iter` against `seq`", 2,

@@ -470,51 +470,38 @@ func evalTFIDF(runs []tfidfRun) []GoalRow {
 		p := tfidfWorkers(cr)
 		main := corpus.name == "src"
 		on := " on " + corpus.about
-		ratioRow := func(goal, target string, r []float64, faster bool, ok func(float64) bool) {
-			if len(r) == 0 {
-				return
-			}
+		addRatio := func(goal, target string, r []float64, faster bool, ok func(float64) bool) {
 			if faster {
 				for i := range r {
 					r[i] = 1 / r[i]
 				}
 			}
-			med, sp := ratioSummary(r)
-			measured := fmtX(med) + " the time"
-			switch {
-			case faster && med >= 1:
-				measured = fmtX(med) + " faster"
-			case faster:
-				measured = fmtX(1/med) + " slower"
+			if row, have := ratioRow(goal+on, p, target, r, faster, ok); have {
+				out = append(out, row)
 			}
-			row := GoalRow{Goal: goal + on, Procs: p, Target: target, Measured: measured, Spread: sp, Samples: len(r), Verdict: "info"}
-			if ok != nil {
-				row.Verdict = verdict(ok(med))
-			}
-			out = append(out, row)
 		}
 		notSlower := fmt.Sprintf("not slower (≤ %.2f× the time)", 1+tieBand)
 		target, ok := "–", (func(float64) bool)(nil)
 		if main {
 			target, ok = fmt.Sprintf("≥ %.2f× faster", tfidfMinSpeedup), func(x float64) bool { return x >= tfidfMinSpeedup }
 		}
-		ratioRow("TF-IDF indexing: `stealing` (par.Fold, parloop's default) against `sequential`", target,
+		addRatio("TF-IDF indexing: `stealing` (par.Fold, parloop's default) against `sequential`", target,
 			tfidfPaired(cr, "stealing", "sequential", false), true, ok)
 		target, ok = "–", nil
 		if main {
 			target, ok = notSlower, func(x float64) bool { return x <= 1+tieBand }
 		}
-		ratioRow("TF-IDF indexing: `stealing` against the best of `static`, `dynamic` and `semaphore` (a goroutine per file) in the same round", target,
+		addRatio("TF-IDF indexing: `stealing` against the best of `static`, `dynamic` and `semaphore` (a goroutine per file) in the same round", target,
 			tfidfBestOf(cr, "stealing", []string{"static", "dynamic", "semaphore"}), false, ok)
-		ratioRow("TF-IDF indexing: `weighted` (par.Weighted(file sizes)) against `stealing` (no weights)", notSlower,
+		addRatio("TF-IDF indexing: `weighted` (par.Weighted(file sizes)) against `stealing` (no weights)", notSlower,
 			tfidfPaired(cr, "weighted", "stealing", false), false, func(x float64) bool { return x <= 1+tieBand })
-		ratioRow("TF-IDF indexing: `weighted` against `static` (equal chunks by count)", "faster",
+		addRatio("TF-IDF indexing: `weighted` against `static` (equal chunks by count)", "faster",
 			tfidfPaired(cr, "weighted", "static", false), true, func(x float64) bool { return x > 1+tieBand })
-		ratioRow("TF-IDF indexing: `weighted`'s CPU time against `stealing`'s (the work done, whatever else the machine ran)", "–",
+		addRatio("TF-IDF indexing: `weighted`'s CPU time against `stealing`'s (the work done, whatever else the machine ran)", "–",
 			tfidfPaired(cr, "weighted", "stealing", true), false, nil)
-		ratioRow("TF-IDF indexing: `largest-first` (weighted, the files sorted by decreasing size) against `weighted` (the walk's order)", "–",
+		addRatio("TF-IDF indexing: `largest-first` (weighted, the files sorted by decreasing size) against `weighted` (the walk's order)", "–",
 			tfidfPaired(cr, "largest-first", "weighted", false), false, nil)
-		ratioRow("TF-IDF indexing: `largest-first`'s CPU time against `weighted`'s", "–",
+		addRatio("TF-IDF indexing: `largest-first`'s CPU time against `weighted`'s", "–",
 			tfidfPaired(cr, "largest-first", "weighted", true), false, nil)
 		balanceTarget := fmt.Sprintf("imbalance < %.1f, utilization > %.0f%%", tfidfMaxImbalance, 100*tfidfMinUtilization)
 		for _, s := range []string{"stealing", "weighted"} {
