@@ -22,8 +22,8 @@
 //     median, the 90th percentile and the maximum. Then the busy time and
 //     pieces of each participant, the caller marked with *. A participant's
 //     busy time is the sum of its pieces of the call.
-//   - per goroutine that ran pieces (the pool's workers, locked to their
-//     threads, and the goroutines that made calls): busy (time inside its
+//   - per goroutine that ran pieces (the pool's workers and the
+//     goroutines that made calls): busy (time inside its
 //     outermost pieces), idle (the rest of the traced span), pieces,
 //     stolen pieces, calls it began.
 //   - a summary: calls per verb, pieces, the steal share, and the worst
