@@ -20,7 +20,8 @@ package par
 //
 // What a split is worth: the pushed half must pay for the push, the steal
 // and, when every other worker sleeps, a wake-up (10 to 30 µs here for a
-// thread-locked worker; less, but not nothing, for an unpinned one). A tiny loop therefore never splits and never wakes anyone.
+// thread-locked worker; less, but not nothing, for an unpinned one). A
+// tiny loop therefore never splits and never wakes anyone.
 // Nor does any loop while at least P goroutines are inside calls (guest
 // seats held): the callers saturate the CPUs themselves.
 
@@ -68,12 +69,12 @@ const (
 //
 //   - Few items: a call from outside the pool over n <= fewPerWorker*P
 //     items (P the pool's parallelism, at least 2). Nobody parallelises a
-//     handful of trivial
-//     items, so they are taken to be expensive; running the first one
-//     before offering the rest made For(2, f) with 200 ms bodies take
-//     400 ms. Every piece of such a call is split down to single items
-//     before it runs (log2 n pushes; thieves take the largest halves first
-//     and split them the same way), so n equal items take ceil(n/P) rounds.
+//     handful of trivial items, so they are taken to be expensive; running
+//     the first one before offering the rest made For(2, f) with 200 ms
+//     bodies take 400 ms. Every piece of such a call is split down to
+//     single items before it runs (log2 n pushes; thieves take the largest
+//     halves first and split them the same way), so n equal items take
+//     ceil(n/P) rounds.
 //   - Nested calls: a call made from inside a body (parallel recursion
 //     written with loops: a tree walk with a nested For over each node's
 //     children). Its first item may be a whole subtree; run first, it would
@@ -143,7 +144,9 @@ func (c *loopCore) offerEarly(s *slot, t *task, frame pieceRunner, newJoin func(
 	case earlySingle:
 		items, pushed := t.hi-t.lo, 0
 		for int64(t.hi-t.lo) >= 2*c.minGrain {
-			if cost := c.costMt.Load(); cost != 0 && c.estimate(c.units(int64(t.lo), int64(t.hi)), cost) < nsToTicks(splitMinNs) {
+			// Once a grain has measured the cost, only a piece worth a
+			// split is split further (newPacer reads what was published).
+			if pc := c.newPacer(); pc.costIters != 0 && !pc.costAtLeast(c.units(int64(t.lo), int64(t.hi)), thresholds.Load().splitMin) {
 				break
 			}
 			c.split(s, t, frame, newJoin(s), t.lo)
@@ -162,15 +165,6 @@ func (c *loopCore) offerEarly(s *slot, t *task, frame pieceRunner, newJoin func(
 // maxGrain bounds a grain, so that grain arithmetic cannot overflow: no
 // 2 µs grain has 2^56 iterations.
 const maxGrain = 1 << 56
-
-// estimate is rem iterations at costMt thousandths of a tick each, in
-// ticks, saturating rather than overflowing.
-func (c *loopCore) estimate(rem, costMt int64) int64 {
-	if costMt > 0 && rem > (math.MaxInt64/1000)/costMt {
-		return math.MaxInt64 / 1000
-	}
-	return rem * costMt / 1000
-}
 
 // loopCore is the state every range-like call shares between its pieces.
 type loopCore struct {

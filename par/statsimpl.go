@@ -38,13 +38,13 @@ func (p *Pool) Stats() Stats {
 		Wall:    time.Duration(nanotime() - p.statsFrom.Load()),
 		Callers: p.callerStats.snapshot(),
 	}
-	var busy []time.Duration
+	var busy []float64 // ns per participant
 	var total time.Duration
 	var pieces, steals int64
 	for _, s := range l.workers[:l.active] {
 		w := s.stats.snapshot()
 		st.Workers = append(st.Workers, w)
-		busy = append(busy, w.Busy)
+		busy = append(busy, float64(w.Busy))
 		total += w.Busy
 		pieces += w.Pieces
 		steals += w.Steals
@@ -53,19 +53,15 @@ func (p *Pool) Stats() Stats {
 	// The callers are one more participant: a pool of parallelism P runs
 	// P-1 workers and counts on the caller for the P-th share.
 	if st.Callers.Busy > 0 {
-		busy = append(busy, st.Callers.Busy)
+		busy = append(busy, float64(st.Callers.Busy))
 		total += st.Callers.Busy
 	}
 	if n := len(busy); n > 0 && total > 0 {
 		// Mean and median from golang.org/x/exp/stats: Stats is read
 		// between calls, never on the scheduling path.
-		ns := make([]float64, n)
-		for i, b := range busy {
-			ns[i] = float64(b)
-		}
-		longest := slices.Max(ns)
-		st.Imbalance = longest / stats.Mean(ns)
-		if median := stats.Median(ns); median > 0 {
+		longest := slices.Max(busy)
+		st.Imbalance = longest / stats.Mean(busy)
+		if median := stats.Median(busy); median > 0 {
 			st.Straggler = longest / median
 		}
 		if st.Wall > 0 {

@@ -61,9 +61,7 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 		return err
 	}
 	lo := 0
-	if !guest && c.plainable() && s.offersWork() {
-		// A nested call on a slot that thieves can take from already
-		// (plain calls, split.go).
+	if c.plainNested(s, guest) {
 		next, err := runSolo(verb, s, false, n, c, b, true)
 		if next == n {
 			return err
@@ -273,10 +271,14 @@ func nextChunk(size int) int {
 	return size
 }
 
-// plainable reports whether a nested call with these options may run as a
-// plain loop (split.go): Track counts per grain, and Weighted splits by
-// weight, which the parallel path does.
-func (c *callConfig) plainable() bool { return c.progress == nil && c.weights == nil }
+// plainNested reports whether a call with these options, on slot s (guest:
+// a seat taken for this call, so not nested), runs as a plain loop
+// (split.go): a nested call on a slot whose deque offers thieves work
+// already. Calls with Track (counted per grain) or Weighted (split by
+// weight) take the parallel path.
+func (c *callConfig) plainNested(s *slot, guest bool) bool {
+	return !guest && c.progress == nil && c.weights == nil && s.offersWork()
+}
 
 // endRange ends the call of frame f on slot s after every piece is done:
 // it reads the outcome, recycles f and, for a guest, accounts the call's
@@ -466,8 +468,7 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 	if s == nil || p.solo.Load() {
 		return reduceSolo(verb, s, guest, n, identity, leaf, combine, c, false)
 	}
-	if !guest && c.plainable() && s.offersWork() {
-		// A plain nested call (split.go): no frame.
+	if c.plainNested(s, guest) { // no frame
 		return reduceSolo(verb, s, false, n, identity, leaf, combine, c, true)
 	}
 	return runReduce(verb, &reduceFrame[T]{leaf: leaf, combine: combine}, s, guest, p, n, identity, c)
