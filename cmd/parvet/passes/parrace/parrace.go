@@ -82,15 +82,21 @@ type checker struct {
 	funcVar map[*types.Var]*ast.FuncLit // v := func(...) {...}
 	handled map[*ast.FuncLit]bool       // literals checked as bodies of their own
 	checks  []func()
+	// chanMulti: channels made with room for several values (see multiSlot).
+	chanMulti map[*types.Var]bool
+	// diagnosed: positions already reported (a literal started from two
+	// loops is checked twice).
+	diagnosed map[token.Pos]bool
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	c := &checker{
-		pass:    pass,
-		local:   make(map[*types.Func]*RunsConcurrently),
-		funcVar: make(map[*types.Var]*ast.FuncLit),
-		handled: make(map[*ast.FuncLit]bool),
+		pass:      pass,
+		local:     make(map[*types.Func]*RunsConcurrently),
+		funcVar:   make(map[*types.Var]*ast.FuncLit),
+		handled:   make(map[*ast.FuncLit]bool),
+		diagnosed: make(map[token.Pos]bool),
 	}
 
 	// Local function values: f := func(i int) {...}; par.For(n, f).
@@ -144,10 +150,10 @@ func run(pass *analysis.Pass) (any, error) {
 		var after token.Pos // writes before it run one subtest at a time
 		switch n := n.(type) {
 		case *ast.GoStmt:
-			lit, _ = ast.Unparen(n.Call.Fun).(*ast.FuncLit)
+			lit = c.funcLitOf(n.Call.Fun)
 		case *ast.CallExpr:
 			if isGroupGo(pass.TypesInfo, n) && len(n.Args) == 1 {
-				lit, _ = ast.Unparen(n.Args[0]).(*ast.FuncLit)
+				lit = c.funcLitOf(n.Args[0])
 			} else if isTestingRun(pass.TypesInfo, n) && len(n.Args) == 2 {
 				if l, ok := ast.Unparen(n.Args[1]).(*ast.FuncLit); ok {
 					if p := parallelCall(pass.TypesInfo, l); p.IsValid() {
@@ -164,6 +170,22 @@ func run(pass *analysis.Pass) (any, error) {
 			return true
 		}
 		c.handled[lit] = true
+		if lit.Pos() < loop.Pos() || lit.End() > loop.End() {
+			// A literal declared before the loop (worker := func(...) {...};
+			// for ... { go worker(x) }): its own variables and parameters are
+			// per goroutine, everything else it uses is shared.
+			b := c.newBody(lit, lit, what, "")
+			for _, fld := range lit.Type.Params.List {
+				for _, id := range fld.Names {
+					if v, ok := pass.TypesInfo.Defs[id].(*types.Var); ok {
+						b.dep[v] = true
+						b.inputs[v] = true
+					}
+				}
+			}
+			c.checks = append(c.checks, func() { b.checkLoop() })
+			return true
+		}
 		b := c.newBody(lit, loop, what, "")
 		b.after = after
 		// Every variable declared in the loop is per iteration, and so are
@@ -203,6 +225,39 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 			return true
 		})
+		// The iteration's own inputs: the literal's parameters and the
+		// per-iteration variables of the loop's header.
+		var inputs []ast.Node
+		for _, fld := range lit.Type.Params.List {
+			for _, id := range fld.Names {
+				inputs = append(inputs, id)
+			}
+		}
+		switch l := loop.(type) {
+		case *ast.ForStmt:
+			if l.Init != nil {
+				inputs = append(inputs, l.Init)
+			}
+		case *ast.RangeStmt:
+			if l.Tok == token.DEFINE {
+				if l.Key != nil {
+					inputs = append(inputs, l.Key)
+				}
+				if l.Value != nil {
+					inputs = append(inputs, l.Value)
+				}
+			}
+		}
+		for _, in := range inputs {
+			ast.Inspect(in, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok && !shared[id] {
+					if v, ok := pass.TypesInfo.Defs[id].(*types.Var); ok {
+						b.inputs[v] = true
+					}
+				}
+				return true
+			})
+		}
 		c.checks = append(c.checks, func() { b.checkLoop() })
 		return true
 	})
@@ -596,6 +651,7 @@ func (c *checker) checkCall(call *ast.CallExpr, sp *spec) {
 		b := c.newBody(lit, lit, sp.body, sp.via)
 		for _, v := range indexVars(c.pass.TypesInfo, lit, fa) {
 			b.dep[v] = true
+			b.inputs[v] = true
 			b.index = append(b.index, v.Name())
 		}
 		b.rangeBody = fa.Range
@@ -651,10 +707,21 @@ type body struct {
 	after     token.Pos    // parallel subtests: writes before t.Parallel() are not concurrent
 	shared    []*types.Var // those variables
 	reported  map[*types.Var]bool
+	// inputs are the iteration's own inputs: the index parameters of a
+	// verb's body; a goroutine literal's parameters and the per-iteration
+	// variables of its loop's header.
+	inputs map[*types.Var]bool
+	// granted are the blocks that run only when a try-acquire on shared
+	// state succeeded (if ok := x.TryLock(); ok {...}, if _, ok :=
+	// limiter.attempt(); ok {...}): one body at a time gets through.
+	granted []*ast.BlockStmt
+	// selects are the blocks guarded by a predicate of the iteration's own
+	// inputs alone (if item.primary {...}, if i == 0 {...}).
+	selects []*ast.BlockStmt
 }
 
 func (c *checker) newBody(lit *ast.FuncLit, region ast.Node, what, via string) *body {
-	return &body{c: c, lit: lit, region: region, what: what, via: via, dep: map[*types.Var]bool{}, reported: map[*types.Var]bool{}}
+	return &body{c: c, lit: lit, region: region, what: what, via: via, dep: map[*types.Var]bool{}, reported: map[*types.Var]bool{}, inputs: map[*types.Var]bool{}}
 }
 
 func (b *body) info() *types.Info { return b.c.pass.TypesInfo }
@@ -779,14 +846,36 @@ func (b *body) collectLocks() {
 		return true
 	})
 	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
+		if n, ok := n.(*ast.IfStmt); ok {
+			if b.grants(n) {
+				b.granted = append(b.granted, n.Body)
+			}
+			if b.selectsOne(n.Cond) {
+				b.selects = append(b.selects, n.Body)
+			}
+		}
+		return true
+	})
+	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.DeferStmt:
 			deferred[n.Call] = true
+			// A deferred literal runs when the body returns: its receives
+			// and unlocks order nothing for the statements after it.
+			if _, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
+				return false
+			}
+		case *ast.GoStmt:
+			if _, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
+				return false
+			}
 		case *ast.UnaryExpr:
 			// A receive (in a select case too) may take a token another
-			// body passed on; one from a context's Done channel or a timer
-			// orders nothing between the bodies.
-			if n.Op == token.ARROW && !ordersNothing(info, n.X) {
+			// body passed on; one from a context's Done channel or a timer,
+			// or from a channel made with room for several values (a
+			// counting semaphore, a queue of work), orders nothing between
+			// the bodies.
+			if n.Op == token.ARROW && !ordersNothing(info, n.X) && !b.c.multiSlot(n.X) {
 				b.acquires = append(b.acquires, n.Pos())
 			}
 		case *ast.CallExpr:
@@ -827,7 +916,183 @@ func (b *body) collectLocks() {
 	})
 }
 
+// tryNames are the prefixes (lower case) of methods that try to take
+// something that only one caller gets at a time and report in a bool
+// whether they did.
+var tryNames = []string{"try", "attempt", "compareandswap", "cas"}
+
+// grants reports whether the then-block of n runs only when a try-acquire
+// method on a captured (shared) receiver succeeded: the condition is such a
+// call, or a bool its init statement got from one, possibly with && and
+// further conditions.
+func (b *body) grants(n *ast.IfStmt) bool {
+	info := b.info()
+	var okVars []*types.Var // bools set by a try-call in the init statement
+	if as, ok := n.Init.(*ast.AssignStmt); ok && len(as.Rhs) == 1 {
+		if call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); ok && b.isTryCall(call) {
+			for _, l := range as.Lhs {
+				if id, ok := l.(*ast.Ident); ok {
+					if v, ok := info.ObjectOf(id).(*types.Var); ok && types.Identical(v.Type().Underlying(), types.Typ[types.Bool]) {
+						okVars = append(okVars, v)
+					}
+				}
+			}
+		}
+	}
+	var conj func(e ast.Expr) bool
+	conj = func(e ast.Expr) bool {
+		switch e := ast.Unparen(e).(type) {
+		case *ast.BinaryExpr:
+			return e.Op == token.LAND && (conj(e.X) || conj(e.Y))
+		case *ast.CallExpr:
+			return b.isTryCall(e)
+		case *ast.Ident:
+			for _, v := range okVars {
+				if info.Uses[e] == v {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return conj(n.Cond)
+}
+
+// isTryCall reports whether call is a method call, on a receiver the body
+// captures, whose name starts with one of tryNames and whose last result
+// is a bool.
+func (b *body) isTryCall(call *ast.CallExpr) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	lower := strings.ToLower(sel.Sel.Name)
+	named := false
+	for _, p := range tryNames {
+		if strings.HasPrefix(lower, p) {
+			named = true
+		}
+	}
+	if !named {
+		return false
+	}
+	sig, ok := b.info().TypeOf(call.Fun).(*types.Signature)
+	if !ok || sig.Results().Len() == 0 || !types.Identical(sig.Results().At(sig.Results().Len()-1).Type().Underlying(), types.Typ[types.Bool]) {
+		return false
+	}
+	if b.info().Selections[sel] == nil {
+		return false // a package's function
+	}
+	root := sel.X
+	for {
+		switch x := ast.Unparen(root).(type) {
+		case *ast.SelectorExpr:
+			root = x.X
+			continue
+		case *ast.StarExpr:
+			root = x.X
+			continue
+		case *ast.Ident:
+			v, _ := b.info().Uses[x].(*types.Var)
+			return b.captured(v)
+		}
+		return false
+	}
+}
+
+// selectsOne reports whether cond is a predicate of the iteration's own
+// inputs alone, of the kind that designates an item: a bool input or field
+// of one (item.primary), or an input or its field compared with == to a
+// constant or a captured variable (i == 0, item.name == want), possibly
+// joined by && with other conditions.
+func (b *body) selectsOne(cond ast.Expr) bool {
+	switch e := ast.Unparen(cond).(type) {
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.LAND:
+			return b.selectsOne(e.X) || b.selectsOne(e.Y)
+		case token.EQL:
+			return (b.ofInput(e.X) && b.fixed(e.Y)) || (b.ofInput(e.Y) && b.fixed(e.X))
+		}
+		return false
+	case *ast.Ident, *ast.SelectorExpr:
+		t := b.info().TypeOf(e)
+		return t != nil && types.Identical(t.Underlying(), types.Typ[types.Bool]) && b.ofInput(e)
+	}
+	return false
+}
+
+// ofInput reports whether e is one of the iteration's inputs or a field of
+// one (through pointers too).
+func (b *body) ofInput(e ast.Expr) bool {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			v, _ := b.info().Uses[x].(*types.Var)
+			return v != nil && b.inputs[v]
+		case *ast.SelectorExpr:
+			if sel := b.info().Selections[x]; sel == nil || sel.Kind() != types.FieldVal {
+				return false
+			}
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		default:
+			return false
+		}
+	}
+}
+
+// fixed reports whether e is a constant or a captured variable the body
+// does not write: the same for every iteration.
+func (b *body) fixed(e ast.Expr) bool {
+	if tv, ok := b.info().Types[e]; ok && tv.Value != nil {
+		return true
+	}
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, _ := b.info().Uses[id].(*types.Var)
+	if v == nil || !b.captured(v) {
+		return false
+	}
+	written := false
+	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if lid, ok := ast.Unparen(l).(*ast.Ident); ok && b.info().ObjectOf(lid) == v {
+					written = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if lid, ok := ast.Unparen(n.X).(*ast.Ident); ok && b.info().ObjectOf(lid) == v {
+				written = true
+			}
+		case *ast.UnaryExpr:
+			if lid, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND && b.info().ObjectOf(lid) == v {
+				written = true
+			}
+		}
+		return !written
+	})
+	return !written
+}
+
+func within(blocks []*ast.BlockStmt, pos token.Pos) bool {
+	for _, bl := range blocks {
+		if bl.Pos() <= pos && pos < bl.End() {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *body) protected(pos token.Pos) bool {
+	if within(b.granted, pos) {
+		return true
+	}
 	var last *lockEvent
 	for i := range b.locks {
 		if b.locks[i].pos < pos {
@@ -969,6 +1234,9 @@ func (b *body) checkLoop() {
 				if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && isAppendTo(info, n.Rhs[i], l) {
 					op = "append"
 				}
+				if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && b.designates(l, n.Rhs[i], n.Pos()) {
+					continue
+				}
 				b.write(l, n, op)
 			}
 		case *ast.IncDecStmt:
@@ -985,6 +1253,133 @@ func (b *body) checkLoop() {
 		}
 		return true
 	})
+}
+
+// designates reports whether lhs = rhs records which iteration is the
+// designated one: rhs is one of the iteration's inputs (its index or item),
+// lhs a captured variable, and the assignment runs only under a condition
+// that is a predicate of the iteration's inputs alone (if item.primary {
+// chosen = i }). Such a condition picks the item by its own data, and the
+// code means it to pick one: were two picked, the loop would be wrong run
+// in sequence too (the last would win). A condition on what the body
+// computed (if err != nil { firstErr = err }) does not count.
+func (b *body) designates(lhs, rhs ast.Expr, pos token.Pos) bool {
+	id, ok := ast.Unparen(rhs).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	if v, _ := b.info().Uses[id].(*types.Var); v == nil || !b.inputs[v] {
+		return false
+	}
+	if _, ok := ast.Unparen(lhs).(*ast.Ident); !ok {
+		return false
+	}
+	return within(b.selects, pos)
+}
+
+// multiSlot reports whether ch is a variable (or field) that every
+// assignment in the package makes with make(chan T, n) for an n other than
+// the constants 0 and 1: a channel with room for several values.
+func (c *checker) multiSlot(ch ast.Expr) bool {
+	var obj types.Object
+	switch e := ast.Unparen(ch).(type) {
+	case *ast.Ident:
+		obj = c.pass.TypesInfo.Uses[e]
+	case *ast.SelectorExpr:
+		obj = c.pass.TypesInfo.Uses[e.Sel]
+	}
+	v, ok := obj.(*types.Var)
+	if !ok {
+		return false
+	}
+	if c.chanMulti == nil {
+		c.chanMulti = c.findChanMakes()
+	}
+	return c.chanMulti[v]
+}
+
+// findChanMakes maps each channel variable or field of the package to
+// whether all the values assigned to it in the package's files are made
+// with room for several values.
+func (c *checker) findChanMakes() map[*types.Var]bool {
+	info := c.pass.TypesInfo
+	multi := map[*types.Var]bool{}
+	bad := map[*types.Var]bool{}
+	note := func(l ast.Expr, r ast.Expr) {
+		var obj types.Object
+		switch e := ast.Unparen(l).(type) {
+		case *ast.Ident:
+			obj = info.ObjectOf(e)
+		case *ast.SelectorExpr:
+			obj = info.Uses[e.Sel]
+		}
+		v, ok := obj.(*types.Var)
+		if !ok {
+			return
+		}
+		if _, ok := v.Type().Underlying().(*types.Chan); !ok {
+			return
+		}
+		if r != nil && isMultiMake(info, r) {
+			multi[v] = true
+		} else {
+			bad[v] = true
+		}
+	}
+	for _, f := range c.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if len(n.Lhs) == len(n.Rhs) {
+					for i := range n.Lhs {
+						note(n.Lhs[i], n.Rhs[i])
+					}
+				} else {
+					for _, l := range n.Lhs {
+						note(l, nil)
+					}
+				}
+			case *ast.ValueSpec:
+				for i, id := range n.Names {
+					if i < len(n.Values) {
+						note(id, n.Values[i])
+					} else if len(n.Values) > 0 {
+						note(id, nil)
+					}
+				}
+			case *ast.KeyValueExpr:
+				if k, ok := n.Key.(*ast.Ident); ok {
+					if v, ok := info.Uses[k].(*types.Var); ok && v.IsField() {
+						note(k, n.Value)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for v := range bad {
+		delete(multi, v)
+	}
+	return multi
+}
+
+func isMultiMake(info *types.Info, e ast.Expr) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(call.Args) != 2 {
+		return false
+	}
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	if bi, ok := info.Uses[id].(*types.Builtin); !ok || bi.Name() != "make" {
+		return false
+	}
+	if tv, ok := info.Types[call.Args[1]]; ok && tv.Value != nil {
+		s := tv.Value.ExactString()
+		return s != "0" && s != "1"
+	}
+	return true
 }
 
 func isAppendTo(info *types.Info, rhs, lhs ast.Expr) bool {
@@ -1035,6 +1430,10 @@ func (b *body) write(lhs ast.Expr, at ast.Node, op string) {
 		}
 	}
 	b.reported[v] = true
+	if b.c.diagnosed[at.Pos()] {
+		return
+	}
+	b.c.diagnosed[at.Pos()] = true
 	b.c.pass.Report(analysis.Diagnostic{
 		Pos:      at.Pos(),
 		End:      at.End(),

@@ -212,3 +212,18 @@ func negatives(ctx context.Context, xs []int, out []int, outs [][]int) {
 	_, _ = x, y
 	_, _, _ = init, total, all
 }
+
+// The first index designated by a predicate of the index alone: one body
+// writes it. Not reported; the same write under a condition on the data is.
+func designatedIndex(xs []int) (int, int) {
+	first, big := -1, -1
+	par.For(len(xs), func(i int) {
+		if i == 0 {
+			first = i
+		}
+		if xs[i] > 10 {
+			big = i // want `par.For body assigns captured variable big`
+		}
+	})
+	return first, big
+}
