@@ -56,7 +56,7 @@ func notDesignated(backends []*backend) {
 				orIdx = i // want `goroutine started per loop iteration assigns captured variable orIdx`
 			}
 			if b.preferred {
-				count++ // want `goroutine started per loop iteration count\+\+ updates captured variable count`
+				count++       // want `goroutine started per loop iteration count\+\+ updates captured variable count`
 				name = b.name // want `goroutine started per loop iteration assigns captured variable name`
 			}
 		}()
