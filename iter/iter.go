@@ -34,6 +34,15 @@ type Pipe[T any] struct {
 	// through the stages into down; it reports false once the pipeline or
 	// down asked to stop.
 	item func(st *state, down func(T) bool) func(i int) bool
+	// chunk (an indexed source whose stages are all Filter and Map, none
+	// given Limit; nil otherwise) returns the function that runs the
+	// source indices [lo, hi), at most chunkLen of them, through the
+	// stages and returns their results, stage by stage over the whole
+	// chunk: one call of a stage's function an item, and none of the
+	// plumbing between stages. The slice holds the results until the next
+	// call, and must not be written to. Each goroutine that runs pieces
+	// binds its own (the stages' buffers are in it).
+	chunk func(st *state) func(lo, hi int) []T
 	// pull (streaming sources) produces the source's items in batches, with
 	// the size size() returns, until yield returns false or the source ends,
 	// and returns the source's error. It runs on one goroutine.
@@ -206,6 +215,9 @@ func Slice[T any](s []T, opts ...Option) Pipe[T] {
 	return Pipe[T]{o: makeOptions(opts), n: len(s),
 		item: func(_ *state, down func(T) bool) func(int) bool {
 			return func(i int) bool { return down(s[i]) }
+		},
+		chunk: func(*state) func(lo, hi int) []T {
+			return func(lo, hi int) []T { return s[lo:hi:hi] }
 		}}
 }
 
@@ -213,8 +225,23 @@ func Slice[T any](s []T, opts ...Option) Pipe[T] {
 // It is indexed, like Slice.
 func Range(n int, opts ...Option) Pipe[int] {
 	return Pipe[int]{o: makeOptions(opts), n: max(n, 0),
-		item: func(_ *state, down func(int) bool) func(int) bool { return down }}
+		item: func(_ *state, down func(int) bool) func(int) bool { return down },
+		chunk: func(*state) func(lo, hi int) []int {
+			buf := make([]int, chunkLen)
+			return func(lo, hi int) []int {
+				b := buf[:hi-lo]
+				for i := range b {
+					b[i] = lo + i
+				}
+				return b
+			}
+		}}
 }
+
+// chunkLen is the most items a chunk of an indexed pipeline holds (see
+// Pipe.chunk): enough that a stage's loop over it costs far more than
+// the call that starts it, few enough that its buffers stay in cache.
+const chunkLen = 256
 
 // From returns a pipeline over the values of seq. seq is iterated once, on one
 // goroutine the pipeline starts, and is pulled in batches.
@@ -364,7 +391,7 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 		panic("iter: Map with nil f")
 	}
 	n, key := stageLimit("Map", opts), new(int)
-	return then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+	q := then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
 		if n == 0 {
 			return func(v T) bool { return down(f(v)) }
 		}
@@ -374,6 +401,23 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 			return ok && down(u)
 		}
 	})
+	if chunk := p.chunk; chunk != nil && n == 0 {
+		q.chunk = func(st *state) func(lo, hi int) []U {
+			in, buf := chunk(st), make([]U, chunkLen)
+			return func(lo, hi int) []U {
+				vs := in(lo, hi)
+				out := buf[:len(vs)]
+				for i, v := range vs {
+					if st.stopped() {
+						return out[:i]
+					}
+					out[i] = f(v)
+				}
+				return out
+			}
+		}
+	}
+	return q
 }
 
 // MapErr is Map for a function that can fail: the first error stops the
@@ -415,7 +459,7 @@ func (p Pipe[T]) Filter(keep func(T) bool, opts ...Option) Pipe[T] {
 		panic("iter: Filter with nil keep")
 	}
 	n, key := stageLimit("Filter", opts), new(int)
-	return then(withLimit(p, n), func(st *state, down func(T) bool) func(T) bool {
+	q := then(withLimit(p, n), func(st *state, down func(T) bool) func(T) bool {
 		if n == 0 {
 			return func(v T) bool { return !keep(v) || down(v) }
 		}
@@ -425,6 +469,29 @@ func (p Pipe[T]) Filter(keep func(T) bool, opts ...Option) Pipe[T] {
 			return ok && (!k || down(v))
 		}
 	})
+	if chunk := p.chunk; chunk != nil && n == 0 {
+		q.chunk = func(st *state) func(lo, hi int) []T {
+			in, buf := chunk(st), make([]T, chunkLen)
+			return func(lo, hi int) []T {
+				vs := in(lo, hi)
+				out := buf[:len(vs)]
+				k := 0
+				for _, v := range vs {
+					if st.stopped() {
+						break
+					}
+					// Stored before the test, so that the loop
+					// has no branch on keep's answer to mispredict.
+					out[k] = v
+					if keep(v) {
+						k++
+					}
+				}
+				return out[:k]
+			}
+		}
+	}
+	return q
 }
 
 // FilterErr is Filter for a predicate that can fail, with the semantics of

@@ -888,3 +888,71 @@ func TestFlatMapLimit(t *testing.T) {
 	}()
 	FlatMap(Range(1), func(v int) Seq[int] { return nil }, Batch(2))
 }
+
+// Catches, in the chunked runs of indexed sources (Filter and Map stages
+// only, run a chunk at a time): results lost, doubled or reordered at a
+// chunk's or a piece's edge, a Filter that keeps the wrong items, a
+// stage's buffer that a later chunk overwrites while still in use, and
+// a cancelled context that does not stop the run.
+func TestChunkedMatchesSequential(t *testing.T) {
+	defer noLeaks(t)()
+	chunked := func(p Pipe[int]) Pipe[int] {
+		q := Map(p.Filter(func(v int) bool { return v%3 != 1 }), func(v int) int { return 2*v + 1 })
+		return Map(q, func(v int) int { return v - 1 }).Filter(func(v int) bool { return v%4 != 2 })
+	}
+	wantOf := func(n int) []int {
+		var w []int
+		for v := range n {
+			if v%3 != 1 && (2*v)%4 != 2 {
+				w = append(w, 2*v)
+			}
+		}
+		return w
+	}
+	for _, src := range sources[:2] { // Slice and Range
+		for _, n := range []int{0, 1, chunkLen - 1, chunkLen, chunkLen + 1, 3*chunkLen + 7, 100_000} {
+			name := src.name + "/" + strconv.Itoa(n)
+			mk := func(opts ...Option) Pipe[int] { return chunked(src.make(n, opts...)) }
+			if p := mk(); !p.chunked() {
+				t.Fatalf("%s: a pipeline of Filter and Map stages is not chunked", name)
+			}
+			w := wantOf(n)
+			got, err := mk().Collect()
+			if err != nil || !slices.Equal(got, w) {
+				t.Fatalf("%s: Collect = %d items, %v; want %d in order", name, len(got), err, len(w))
+			}
+			checkReductions(t, name, mk, w)
+			// On a pool of one worker, a piece is the whole range.
+			p := par.NewPool(par.Workers(1))
+			got, err = mk(On(p)).Collect()
+			p.Close()
+			if err != nil || !slices.Equal(got, w) {
+				t.Fatalf("%s: Collect on one worker = %d items, %v; want %d", name, len(got), err, len(w))
+			}
+		}
+	}
+	// Strings: results that refer to memory, kept by Collect across chunks.
+	words := make([]string, 5000)
+	for i := range words {
+		words[i] = strconv.Itoa(i)
+	}
+	got, err := Map(Slice(words), func(s string) string { return s + "!" }).Collect()
+	if err != nil || len(got) != len(words) || got[0] != "0!" || got[4999] != "4999!" {
+		t.Fatalf("strings: %d items, %v", len(got), err)
+	}
+	// Cancellation stops an endless chunked run.
+	ctx, cancel := context.WithCancel(context.Background())
+	var seen atomic.Int64
+	err = Map(Range(1<<40, Context(ctx)), func(v int) int {
+		if seen.Add(1) == 10_000 {
+			cancel()
+		}
+		return v
+	}).ForEach(func(int) {})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled chunked run: %v", err)
+	}
+	if s := seen.Load(); s > 10_000+64*chunkLen {
+		t.Fatalf("%d items mapped after the cancel", s-10_000)
+	}
+}

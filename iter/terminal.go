@@ -55,10 +55,60 @@ func (p Pipe[T]) ForEach(f func(T)) (err error) {
 	}
 	st := p.start()
 	defer func() { err = st.finish() }()
+	if p.chunked() {
+		leaves := sync.Pool{New: func() any {
+			return p.leaf(st, func(vs []T) {
+				for _, v := range vs {
+					f(v)
+				}
+			})
+		}}
+		par.ForRange(p.n, func(lo, hi int) {
+			lf := leaves.Get().(*leaf)
+			lf.run(lo, hi)
+			leaves.Put(lf)
+		}, p.o.parOpts()...)
+		return nil
+	}
 	p.each(st, func() func(T) bool {
 		return func(v T) bool { f(v); return true }
 	})
 	return nil
+}
+
+// chunked reports whether p runs as one par.ForRange whose pieces are run
+// chunk by chunk (see Pipe.chunk): an indexed run whose stages are all
+// Filter and Map.
+func (p *Pipe[T]) chunked() bool { return p.indexed() && p.chunk != nil }
+
+// leaf is the stages of a chunked run bound to a sink of their results
+// (see Pipe.leaf). Binding makes the stages' buffers, so a run keeps its
+// leaves for later pieces (in a sync.Pool, or in an accumulator): one
+// goroutine runs a leaf at a time.
+type leaf struct{ run func(lo, hi int) }
+
+// leaf returns a leaf whose run(lo, hi) runs source indices [lo, hi)
+// through the stages, chunkLen at a time, and hands each chunk's results
+// to sink, until the run stops. sink must not keep the slice.
+func (p *Pipe[T]) leaf(st *state, sink func([]T)) *leaf {
+	chunk := p.chunk(st)
+	done := st.ctx.Done()
+	return &leaf{func(lo, hi int) {
+		for lo < hi && !st.stopped() {
+			// The parent context's cancellation sets stop from a
+			// goroutine of its own, which may wait for a thread while
+			// the workers run: its Done channel, closed at once, ends
+			// the run a chunk later.
+			select {
+			case <-done:
+				return
+			default:
+			}
+			end := min(hi, lo+chunkLen)
+			sink(chunk(lo, end))
+			lo = end
+		}
+	}}
 }
 
 // Fold folds the results of p into accumulators, one per worker (made by init
@@ -70,6 +120,17 @@ func Fold[T, A any](p Pipe[T], init func() A, step func(acc *A, v T), merge func
 	if init == nil || step == nil || merge == nil {
 		panic("iter: Fold with nil init, step or merge")
 	}
+	return fold(p, init, step, func(acc *A, vs []T) {
+		for _, v := range vs {
+			step(acc, v)
+		}
+	}, merge)
+}
+
+// fold is Fold, with steps, which folds a chunk of results into an
+// accumulator (for a chunked run): a reduction whose step is known (Sum,
+// Count, Reduce) gives one that makes no call an item, or one fewer.
+func fold[T, A any](p Pipe[T], init func() A, step func(acc *A, v T), steps func(acc *A, vs []T), merge func(a, b A) A) (acc A, err error) {
 	st := p.start()
 	defer func() {
 		if err = st.finish(); err != nil {
@@ -77,6 +138,24 @@ func Fold[T, A any](p Pipe[T], init func() A, step func(acc *A, v T), merge func
 			acc = zero
 		}
 	}()
+	if p.chunked() {
+		// As below, a leaf bound once per accumulator.
+		type foldAcc struct {
+			a    A
+			leaf *leaf
+		}
+		w := par.Fold(p.n, func() *foldAcc {
+			fa := &foldAcc{a: init()}
+			fa.leaf = p.leaf(st, func(vs []T) { steps(&fa.a, vs) })
+			return fa
+		}, func(acc **foldAcc, lo, hi int) {
+			(*acc).leaf.run(lo, hi)
+		}, func(x, y *foldAcc) *foldAcc {
+			x.a = merge(x.a, y.a)
+			return x
+		}, p.o.parOpts()...)
+		return w.a, nil
+	}
 	if p.indexed() {
 		// The stages are bound once per accumulator (per worker), not
 		// once per piece: par.Fold calls the leaf for every piece, and
@@ -137,13 +216,21 @@ func (p Pipe[T]) Reduce(identity T, combine func(a, b T) T) (T, error) {
 	if combine == nil {
 		panic("iter: Reduce with nil combine")
 	}
-	return Fold(p, func() T { return identity },
-		func(acc *T, v T) { *acc = combine(*acc, v) }, combine)
+	return fold(p, func() T { return identity },
+		func(acc *T, v T) { *acc = combine(*acc, v) },
+		func(acc *T, vs []T) {
+			a := *acc
+			for _, v := range vs {
+				a = combine(a, v)
+			}
+			*acc = a
+		}, combine)
 }
 
 // Count returns the number of results of p.
 func (p Pipe[T]) Count() (int, error) {
-	return Fold(p, func() int { return 0 }, func(acc *int, _ T) { *acc++ },
+	return fold(p, func() int { return 0 }, func(acc *int, _ T) { *acc++ },
+		func(acc *int, vs []T) { *acc += len(vs) },
 		func(a, b int) int { return a + b })
 }
 
@@ -157,7 +244,14 @@ type Number interface {
 // Sum returns the sum of the results of p (0 if none). A floating-point sum
 // is grouped as the work was split, so its last bits may vary between runs.
 func Sum[T Number](p Pipe[T]) (T, error) {
-	return Fold(p, func() T { return 0 }, func(acc *T, v T) { *acc += v },
+	return fold(p, func() T { return 0 }, func(acc *T, v T) { *acc += v },
+		func(acc *T, vs []T) {
+			a := *acc
+			for _, v := range vs {
+				a += v
+			}
+			*acc = a
+		},
 		func(a, b T) T { return a + b })
 }
 
@@ -213,12 +307,18 @@ func (p Pipe[T]) Collect() (out []T, err error) {
 		// The stages are bound once per collector, which a sync.Pool
 		// hands to one piece at a time (see each).
 		type collector struct {
-			buf []T
-			f   func(i int) bool
+			buf  []T
+			f    func(i int) bool // per item
+			leaf func(lo, hi int) // or chunked
 		}
 		collectors := sync.Pool{New: func() any {
 			c := &collector{}
-			c.f = p.item(st, func(v T) bool { c.buf = append(c.buf, v); return true })
+			if p.chunked() {
+				leaf := p.leaf(st, func(vs []T) { c.buf = append(c.buf, vs...) })
+				c.leaf = leaf.run
+			} else {
+				c.f = p.item(st, func(v T) bool { c.buf = append(c.buf, v); return true })
+			}
 			return c
 		}}
 		par.ForRange(p.n, func(lo, hi int) {
@@ -231,7 +331,11 @@ func (p Pipe[T]) Collect() (out []T, err error) {
 			// an integer range a filter or an error may cut short: size
 			// the buffer for a grain, not for the piece.
 			c.buf = make([]T, 0, min(hi-lo, 4096))
-			for i := lo; i < hi && !st.stopped() && c.f(i); i++ {
+			if c.leaf != nil {
+				c.leaf(lo, hi)
+			} else {
+				for i := lo; i < hi && !st.stopped() && c.f(i); i++ {
+				}
 			}
 			buf := c.buf
 			c.buf = nil
