@@ -287,6 +287,7 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 	// holds a P. The experiment threads=locked locks unpinned workers too.
 	if pin || p.exp.locked {
 		runtime.LockOSThread()
+		s.locked = true
 		if pinned := pin && pinThread(s.cpu) == nil; !pinned {
 			defer runtime.UnlockOSThread()
 		}

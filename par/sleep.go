@@ -48,6 +48,20 @@ package par
 // pauses with the PAUSE instruction between rounds, never runtime.Gosched,
 // which costs 15 to 22 µs in a goroutine locked to its thread (a pinned
 // worker).
+//
+// Spinning in a pool wider than GOMAXPROCS (Workers(8) on 2 CPUs, for
+// bodies that sleep or wait): its workers wake from timers and the network
+// poller, which the Go scheduler runs only when a P schedules, and a woken
+// worker waits in a run queue for a P. A spinner that holds its P for its
+// whole spin delays both: 8 items sleeping 1 ms ended 27 µs apart, one per
+// spin, and For(8, ...) took 1.31 ms where 8 goroutines took 1.15 ms. So in
+// such a pool an unlocked spinner also yields (runtime.Gosched, well under
+// a microsecond for an unlocked goroutine) between scans. It stays counted
+// as spinning while it yields, so it may take a little longer to see a
+// push; in a pool no wider than GOMAXPROCS it does not yield, since there a
+// yielding spinner runs between the goroutines of a busy process and takes
+// their work (64 callers at 2 Ps: steals per round 4 -> 34, CPU per round
+// +12%).
 
 import (
 	"sync"

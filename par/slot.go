@@ -17,7 +17,8 @@ type slot struct {
 	pool   *Pool
 	id     int32 // workers: 0..n-1; guests: guestBase+i
 	worker bool
-	cpu    int // the CPU the worker is placed on; -1 for guests
+	locked bool // a worker locked to its OS thread (pinned, or the threads=locked experiment); owner-only
+	cpu    int  // the CPU the worker is placed on; -1 for guests
 
 	dq *deque.Deque[task]
 

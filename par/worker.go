@@ -46,10 +46,12 @@ func (s *slot) retired() {
 // or a stale token).
 func (s *slot) idle() *task {
 	p := s.pool
-	spinning := !p.exp.noBackoff && p.tryStartSpinning(p.layout.Load())
+	l := p.layout.Load()
+	spinning := !p.exp.noBackoff && p.tryStartSpinning(l)
+	yield := !s.locked && l.active > l.procs
 	for {
 		if spinning {
-			if t := s.spin(); t != nil {
+			if t := s.spin(yield); t != nil {
 				p.stopSpinning()
 				return t
 			}
@@ -78,14 +80,18 @@ func (s *slot) idle() *task {
 	}
 }
 
-// spin scans for work for a bounded time.
-func (s *slot) spin() *task {
+// spin scans for work for a bounded time. With yield it also yields its P
+// between scans (see "Spinning in a pool wider than GOMAXPROCS" in sleep.go).
+func (s *slot) spin(yield bool) *task {
 	for i := 0; i < spinRounds; i++ {
 		if t := s.findWork(0); t != nil {
 			return t
 		}
 		if s.pool.closed.Load() {
 			return nil
+		}
+		if yield {
+			runtime.Gosched()
 		}
 		spinPause(spinPauses)
 	}
