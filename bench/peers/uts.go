@@ -22,6 +22,7 @@ type UTSWalk struct {
 func UTSWalks() []UTSWalk {
 	return []UTSWalk{
 		{Name: "seq", Count: func(t *workloads.UTS) workloads.UTSCount { return t.Seq(t.Root(), 0) }},
+		{Name: "seq-for-body", Count: func(t *workloads.UTS) workloads.UTSCount { return UTSForBody(t, t.Root(), 0) }},
 		{Name: "wg-cutoff", Count: func(t *workloads.UTS) workloads.UTSCount {
 			return UTSGoroutines(t, t.Root(), 0, workloads.UTSCutDepth)
 		}},
@@ -84,6 +85,35 @@ func UTSFor(t *workloads.UTS, id uint64, depth int) workloads.UTSCount {
 		sum.Add(s.Sum)
 	})
 	return c.Add(workloads.UTSCount{N: n.Load(), Sum: sum.Load()})
+}
+
+// UTSForBody is UTSFor's code with a plain loop in place of par.For: a
+// closure and two atomic adds per child, run on one goroutine. It is what
+// the par.For walk costs before any scheduling: the sequential time its
+// speedup could be measured against.
+func UTSForBody(t *workloads.UTS, id uint64, depth int) workloads.UTSCount {
+	k, v := t.Visit(id, depth)
+	c := workloads.UTSCount{N: 1, Sum: v}
+	if k == 0 {
+		return c
+	}
+	var n, sum atomic.Uint64
+	loopCalls(k, func(i int) {
+		s := UTSForBody(t, workloads.UTSChild(id, i), depth+1)
+		n.Add(s.N)
+		sum.Add(s.Sum)
+	})
+	return c.Add(workloads.UTSCount{N: n.Load(), Sum: sum.Load()})
+}
+
+// loopCalls calls f(i) for i in [0, n), through the func value, like a
+// verb's body; noinline so that f is not inlined into a plain loop.
+//
+//go:noinline
+func loopCalls(n int, f func(int)) {
+	for i := range n {
+		f(i)
+	}
 }
 
 // utsKids is the children [lo, hi) of node id at depth, the argument of

@@ -187,6 +187,13 @@ func evalRows(main, rows, few, blocking *Set) []GoalRow {
 				}
 				add(row)
 			}
+			if r := main.PairedRatios(top+"/peer=seq-for-body", top+"/peer=par.For", 2, "ns/op"); len(r) > 0 {
+				med, sp := ratioSummary(r)
+				own := main.PairedRatios(top+"/peer=seq-for-body", top+"/peer=seq", 2, "ns/op")
+				ownMed, _ := ratioSummary(own)
+				add(GoalRow{Goal: fmt.Sprintf("%s: `par.For` against `seq-for-body`, its own body run by a plain loop on one goroutine (a closure and two atomic adds per child: %s the time of seq)", what, fmtX(ownMed)),
+					Procs: 2, Measured: fmtX(med) + " faster", Spread: sp, Samples: len(r), Target: "–", Verdict: "info"})
+			}
 		}
 	}
 	return out
