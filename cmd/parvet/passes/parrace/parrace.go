@@ -845,17 +845,61 @@ func (b *body) collectLocks() {
 		}
 		return true
 	})
+	// passes: where the body passes a token on (a send, a close; a deferred
+	// one counts at the end); spinConds: for loops' conditions.
+	var passes []token.Pos
+	var spinConds []ast.Node
+	var recvs, stores []token.Pos
+	spins := false
 	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
-		if n, ok := n.(*ast.IfStmt); ok {
+		switch n := n.(type) {
+		case *ast.IfStmt:
 			if b.grants(n) {
 				b.granted = append(b.granted, n.Body)
 			}
 			if b.selectsOne(n.Cond) {
 				b.selects = append(b.selects, n.Body)
 			}
+		case *ast.ForStmt:
+			if n.Cond != nil {
+				spinConds = append(spinConds, n.Cond)
+			}
+		case *ast.DeferStmt:
+			ast.Inspect(n.Call, func(m ast.Node) bool {
+				if _, ok := m.(*ast.SendStmt); ok || isClose(info, m) {
+					passes = append(passes, b.lit.Body.End())
+				}
+				return true
+			})
+			return false
+		case *ast.SendStmt:
+			passes = append(passes, n.Pos())
+		case *ast.CallExpr:
+			if isClose(info, n) {
+				passes = append(passes, n.Pos())
+			}
 		}
 		return true
 	})
+	defer func() {
+		// A receive takes a token another body passed on only if this body
+		// passes one on after it: a body that only receives (work from a
+		// queue, a start signal) runs beside the others.
+		for _, r := range recvs {
+			for _, p := range passes {
+				if p > r {
+					b.acquires = append(b.acquires, r)
+					break
+				}
+			}
+		}
+		// A store publishes the writes before it to a body that waits for
+		// it; it keeps two writers apart only in a protocol where the
+		// bodies wait for each other's stores (a spin on a load).
+		if spins {
+			b.releases = append(b.releases, stores...)
+		}
+	}()
 	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.DeferStmt:
@@ -876,7 +920,7 @@ func (b *body) collectLocks() {
 			// counting semaphore, a queue of work), orders nothing between
 			// the bodies.
 			if n.Op == token.ARROW && !ordersNothing(info, n.X) && !b.c.multiSlot(n.X) {
-				b.acquires = append(b.acquires, n.Pos())
+				recvs = append(recvs, n.Pos())
 			}
 		case *ast.CallExpr:
 			if deferred[n] {
@@ -893,10 +937,18 @@ func (b *body) collectLocks() {
 			}
 			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "sync/atomic" {
 				switch {
-				case strings.HasPrefix(name, "Load"), strings.HasPrefix(name, "CompareAndSwap"), strings.HasPrefix(name, "Swap"):
+				case strings.HasPrefix(name, "Load"):
+					// A load orders the writes after it only as part of a
+					// wait for another body's store: a spin in a for
+					// loop's condition.
+					if within(spinConds, n.Pos()) {
+						b.acquires = append(b.acquires, n.Pos())
+						spins = true
+					}
+				case strings.HasPrefix(name, "CompareAndSwap"), strings.HasPrefix(name, "Swap"):
 					b.acquires = append(b.acquires, n.Pos())
 				case strings.HasPrefix(name, "Store"):
-					b.releases = append(b.releases, n.Pos())
+					stores = append(stores, n.Pos())
 				}
 				return true
 			}
@@ -1080,13 +1132,27 @@ func (b *body) fixed(e ast.Expr) bool {
 	return !written
 }
 
-func within(blocks []*ast.BlockStmt, pos token.Pos) bool {
-	for _, bl := range blocks {
-		if bl.Pos() <= pos && pos < bl.End() {
+func within[N ast.Node](nodes []N, pos token.Pos) bool {
+	for _, n := range nodes {
+		if n.Pos() <= pos && pos < n.End() {
 			return true
 		}
 	}
 	return false
+}
+
+// isClose reports whether n is a call of the builtin close.
+func isClose(info *types.Info, n ast.Node) bool {
+	call, ok := n.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	bi, ok := info.Uses[id].(*types.Builtin)
+	return ok && bi.Name() == "close"
 }
 
 func (b *body) protected(pos token.Pos) bool {

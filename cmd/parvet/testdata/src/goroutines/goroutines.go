@@ -106,12 +106,36 @@ func otherSync(n int, l sync.Locker, c *cleaner) {
 
 			c.Cleanup(func() { state = 0 }) // a callback, run when the callee decides
 
-			data = i // published by the atomic store
-			atomic.StoreInt32(&flag, 1)
+			// Each waits for its turn (a spin on a load) and publishes its
+			// write by an atomic store.
+			for atomic.LoadInt32(&flag) != int32(i) {
+			}
+			data = i
+			atomic.StoreInt32(&flag, int32(i+1))
 
-			<-turn[i] // token passing
+			<-turn[i] // token passing: take the token, pass it on
 			state++
+			turn[(i+1)%n] <- true
 		}()
 	}
 	_ = data
+}
+
+// A receive that is not passed on (a start signal, a queue of work) and a
+// store that no body waits for keep no two bodies apart: reported.
+func notTokens(n int, start chan bool, work chan int) int {
+	state, sum, data := 0, 0, 0
+	var flag int32
+	for i := 0; i < n; i++ {
+		go func() {
+			<-start
+			state++       // want `goroutine started per loop iteration state\+\+ updates captured variable state`
+			sum += <-work // want `goroutine started per loop iteration updates captured variable sum with \+=`
+			if atomic.LoadInt32(&flag) == 0 {
+				data = i // want `goroutine started per loop iteration assigns captured variable data`
+				atomic.StoreInt32(&flag, 1)
+			}
+		}()
+	}
+	return state + sum + data
 }
