@@ -36,9 +36,14 @@ func Tiny(n int) *Loop {
 			}
 		},
 		Elem: func(i int) { a[i] = 2 * i },
+		// The range body works on a subslice, as a range body should: the
+		// loop then has no bounds check per index, like Plain. (Indexing a
+		// with i from lo to hi costs a check per index and ran 1.7 to 2.6×
+		// Plain's time on its own.)
 		Range: func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				a[i] = 2 * i
+			s := a[lo:hi]
+			for j := range s {
+				s[j] = 2 * (lo + j)
 			}
 		},
 		Reset: func() { clear(a) },
@@ -70,9 +75,10 @@ func UniformInto(a []float64) *Loop {
 			}
 		},
 		Elem: func(i int) { a[i] = math.Sqrt(float64(i)) },
-		Range: func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				a[i] = math.Sqrt(float64(i))
+		Range: func(lo, hi int) { // on a subslice, as Tiny's
+			s := a[lo:hi]
+			for j := range s {
+				s[j] = math.Sqrt(float64(lo + j))
 			}
 		},
 		Reset: func() { clear(a) },
