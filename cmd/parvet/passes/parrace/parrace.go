@@ -684,6 +684,7 @@ const (
 	shMap
 	shField
 	shPtr
+	shMethod // a method call that changes a value not safe for concurrent use
 )
 
 type lockEvent struct {
@@ -1281,6 +1282,17 @@ func (b *body) checkLoop() {
 					}
 				}
 			}
+			// A method that changes a value of a standard type that is not
+			// safe for concurrent use writes that value.
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+				if s := info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
+					if fn, ok := s.Obj().(*types.Func); ok {
+						if tn := unsafeMethod(fn); tn != "" {
+							b.write(sel.X, n, "method "+tn+"."+fn.Name())
+						}
+					}
+				}
+			}
 			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && len(n.Args) > 0 {
 				if bi, ok := info.Uses[id].(*types.Builtin); ok {
 					switch bi.Name() {
@@ -1448,6 +1460,59 @@ func isMultiMake(info *types.Info, e ast.Expr) bool {
 	return true
 }
 
+// unsafeTypes lists standard types documented, or built, as not safe for
+// concurrent use, with the methods that change them ("*": all methods
+// but the listed read-only ones, written with a leading "-").
+var unsafeTypes = map[string][]string{
+	"bytes.Buffer":          {"*", "-Bytes", "-String", "-Len", "-Cap", "-Available", "-AvailableBuffer"},
+	"strings.Builder":       {"Write", "WriteString", "WriteByte", "WriteRune", "Grow", "Reset"},
+	"math/rand.Rand":        {"*"},
+	"math/rand/v2.Rand":     {"*"},
+	"container/list.List":   {"PushBack", "PushFront", "PushBackList", "PushFrontList", "InsertBefore", "InsertAfter", "Remove", "MoveToFront", "MoveToBack", "MoveBefore", "MoveAfter", "Init"},
+	"bufio.Writer":          {"Write", "WriteString", "WriteByte", "WriteRune", "Flush", "Reset", "ReadFrom"},
+	"bufio.Scanner":         {"Scan", "Buffer", "Split"},
+	"encoding/csv.Writer":   {"Write", "WriteAll", "Flush"},
+	"text/tabwriter.Writer": {"Write", "Flush", "Init"},
+}
+
+// unsafeMethod returns "*bytes.Buffer" (the receiver's type, as messages
+// name it) when fn is a method that changes a value of one of
+// unsafeTypes, or "".
+func unsafeMethod(fn *types.Func) string {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return ""
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return ""
+	}
+	key := n.Obj().Pkg().Path() + "." + n.Obj().Name()
+	ms, ok := unsafeTypes[key]
+	if !ok {
+		return ""
+	}
+	all := false
+	for _, m := range ms {
+		switch m {
+		case "*":
+			all = true
+		case "-" + fn.Name():
+			return ""
+		case fn.Name():
+			return "*" + n.Obj().Pkg().Name() + "." + n.Obj().Name()
+		}
+	}
+	if all && fn.Exported() {
+		return "*" + n.Obj().Pkg().Name() + "." + n.Obj().Name()
+	}
+	return ""
+}
+
 func isAppendTo(info *types.Info, rhs, lhs ast.Expr) bool {
 	call, ok := ast.Unparen(rhs).(*ast.CallExpr)
 	if !ok || len(call.Args) == 0 {
@@ -1472,6 +1537,9 @@ func (b *body) write(lhs ast.Expr, at ast.Node, op string) {
 		if sh == shVar {
 			sh = shElem
 		}
+	}
+	if strings.HasPrefix(op, "method ") {
+		sh = shMethod
 	}
 	if op == "delete" {
 		if _, ok := v.Type().Underlying().(*types.Map); ok || sh == shMap {
@@ -1541,6 +1609,11 @@ func (b *body) message(v *types.Var, sh shape, lhs ast.Expr, op string) string {
 		what = "writes " + types.ExprString(lhs) + ", a field of captured " + name
 	case shPtr:
 		what = "writes through captured pointer " + name
+	case shMethod:
+		// op is "method *bytes.Buffer.WriteString".
+		tm := strings.TrimPrefix(op, "method ")
+		dot := strings.LastIndex(tm, ".")
+		what = "calls " + types.ExprString(lhs) + "." + tm[dot+1:] + ", which changes captured " + name + " (" + tm[:dot] + " is not safe for concurrent use)"
 	}
 
 	var fix string
@@ -1552,6 +1625,8 @@ func (b *body) message(v *types.Var, sh shape, lhs ast.Expr, op string) string {
 		fix = "return the error from the body instead: " + b.via + " returns the first one"
 	case isErr:
 		fix = "return errors through errgroup or par.ForErr, or guard " + name + " with a sync.Mutex"
+	case sh == shMethod:
+		fix = "give each goroutine or index its own and combine them after the loop, or hold a sync.Mutex around the call"
 	case sh == shVar && op == "append":
 		fix = "build the slice with par.Map, or preallocate it and write " + name + "[i]"
 	case sh == shVar && op != "=":
