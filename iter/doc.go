@@ -21,17 +21,21 @@
 // reduction, each piece runs in chunks of up to 256 items, one stage at a
 // time over the whole chunk, so that an item costs one call of each
 // stage's function and of the terminal's (Fold's step, Reduce's combine;
-// none for Sum and Count), with no calls between stages. From (an iter.Seq), From2 (an
-// iter.Seq2, such as maps.All), Chan and Lines (a bufio.Scanner) are
-// sequential: one producer goroutine pulls items into batches whose size
-// adapts to the measured cost of an item (about 100 µs of work per batch, at
+// none for Sum and Count), with no calls between stages.
+//
+// From (an iter.Seq), From2 (an iter.Seq2, such as maps.All), Chan and
+// Lines (a bufio.Scanner) are sequential: one producer goroutine pulls items into batches whose size
+// adapts to the measured cost of an item (about 400 µs of work per batch, at
 // most 4096 items, or a fixed size set by Batch), and the batches run on the
 // pool's workers: the first batch starts one par.For of one body per
 // worker, each of which takes batches as the producer makes them, and
 // leaves when the source has ended or it has waited a millisecond for one
 // (so a slow source holds no worker for long); the next batch starts the
-// next such call. A pipeline with a Limit (below) runs on goroutines of its
-// own instead. Batch buffers are reused within a run.
+// next such call. A body that finds few batches queued yields its thread
+// after each, so that the producer and the consumer, which wait for one
+// while the bodies hold them all, refill the queue before it runs dry. A
+// pipeline with a Limit (below) runs on goroutines of its own instead.
+// Batch buffers are reused within a run.
 //
 // # Order and memory
 //

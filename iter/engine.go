@@ -135,8 +135,13 @@ func (o *options) parOpts() []par.Option {
 }
 
 const (
-	maxBatch    = 4096
-	batchTarget = 100 * time.Microsecond
+	maxBatch = 4096
+	// batchTarget is the work a batch is sized for: each batch costs a
+	// few handoffs between goroutines (producer, runner, consumer), which
+	// at two workers wait for a thread; at 100 µs an ordered Map of 1 µs
+	// items ran 1.39× its sequential loop there, at 400 µs 1.72×
+	// (bench/ANALYSIS.md).
+	batchTarget = 400 * time.Microsecond
 )
 
 // sizer picks the size of the next batch from the cost per item the runners
@@ -458,6 +463,14 @@ func (p Pipe[T]) pool(st *state, nr int, sz *sizer, tokens chan struct{}, run fu
 							}
 							run(w, j)
 							j = nil
+							if len(work) < nr {
+								// Few jobs left: let the consumer and
+								// the producer, which wait for a thread
+								// while the runners hold every P, take
+								// the results and pull more now, rather
+								// than once a runner has run dry.
+								runtime.Gosched()
+							}
 						}
 					})
 				}, popts...)
