@@ -688,8 +688,9 @@ const (
 )
 
 type lockEvent struct {
-	pos  token.Pos
-	lock bool
+	pos   token.Pos
+	lock  bool
+	scope *ast.FuncLit // the deferred literal it is in, or nil
 }
 
 type body struct {
@@ -719,6 +720,8 @@ type body struct {
 	// selects are the blocks guarded by a predicate of the iteration's own
 	// inputs alone (if item.primary {...}, if i == 0 {...}).
 	selects []*ast.BlockStmt
+	// deferLits are the body's deferred literals (defer func() {...}()).
+	deferLits []*ast.FuncLit
 }
 
 func (c *checker) newBody(lit *ast.FuncLit, region ast.Node, what, via string) *body {
@@ -866,13 +869,15 @@ func (b *body) collectLocks() {
 				spinConds = append(spinConds, n.Cond)
 			}
 		case *ast.DeferStmt:
+			if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
+				b.deferLits = append(b.deferLits, lit)
+			}
 			ast.Inspect(n.Call, func(m ast.Node) bool {
 				if _, ok := m.(*ast.SendStmt); ok || isClose(info, m) {
 					passes = append(passes, b.lit.Body.End())
 				}
 				return true
 			})
-			return false
 		case *ast.SendStmt:
 			passes = append(passes, n.Pos())
 		case *ast.CallExpr:
@@ -904,12 +909,10 @@ func (b *body) collectLocks() {
 	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.DeferStmt:
-			deferred[n.Call] = true
 			// A deferred literal runs when the body returns: its receives
-			// and unlocks order nothing for the statements after it.
-			if _, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
-				return false
-			}
+			// and unlocks order nothing for the statements after it, only
+			// for its own (see protected).
+			deferred[n.Call] = true
 		case *ast.GoStmt:
 			if _, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
 				return false
@@ -959,10 +962,10 @@ func (b *body) collectLocks() {
 				if exits[n] {
 					return true
 				}
-				b.locks = append(b.locks, lockEvent{pos: n.Pos(), lock: false})
+				b.locks = append(b.locks, lockEvent{pos: n.Pos(), lock: false, scope: b.scopeOf(n.Pos())})
 			case strings.HasPrefix(lower, "lock"), strings.HasPrefix(lower, "rlock"), strings.HasPrefix(lower, "rwlock"), strings.HasPrefix(lower, "trylock"),
 				strings.HasSuffix(lower, "lock") && !strings.HasSuffix(lower, "block") && !strings.HasSuffix(lower, "clock"):
-				b.locks = append(b.locks, lockEvent{pos: n.Pos(), lock: true})
+				b.locks = append(b.locks, lockEvent{pos: n.Pos(), lock: true, scope: b.scopeOf(n.Pos())})
 			}
 		}
 		return true
@@ -1156,26 +1159,51 @@ func isClose(info *types.Info, n ast.Node) bool {
 	return ok && bi.Name() == "close"
 }
 
+// scopeOf returns the innermost deferred literal of the body that holds
+// pos, or nil.
+func (b *body) scopeOf(pos token.Pos) *ast.FuncLit {
+	var in *ast.FuncLit
+	for _, l := range b.deferLits {
+		if l.Pos() <= pos && pos < l.End() && (in == nil || l.Pos() > in.Pos()) {
+			in = l
+		}
+	}
+	return in
+}
+
+// protected reports whether a write at pos is ordered with the other
+// bodies' writes: under a lock, after a token was taken, before an atomic
+// publication, or in a block a try-acquire granted. A write in a deferred
+// literal runs when the body returns: the events of that literal before it
+// count, and, when there are none, the state the rest of the body left.
 func (b *body) protected(pos token.Pos) bool {
 	if within(b.granted, pos) {
 		return true
 	}
+	sc := b.scopeOf(pos)
 	var last *lockEvent
 	for i := range b.locks {
-		if b.locks[i].pos < pos {
+		if b.locks[i].scope == sc && b.locks[i].pos < pos {
 			last = &b.locks[i]
+		}
+	}
+	if last == nil && sc != nil {
+		for i := range b.locks {
+			if b.locks[i].scope == nil {
+				last = &b.locks[i]
+			}
 		}
 	}
 	if last != nil && last.lock {
 		return true
 	}
 	for _, p := range b.acquires {
-		if p < pos {
+		if ps := b.scopeOf(p); (ps == sc && p < pos) || (sc != nil && ps == nil) {
 			return true
 		}
 	}
 	for _, p := range b.releases {
-		if p > pos {
+		if b.scopeOf(p) == sc && p > pos {
 			return true
 		}
 	}

@@ -171,3 +171,30 @@ func workers(xs []int, n int) int {
 	wg.Wait()
 	return total + last
 }
+
+// Writes in deferred literals are judged by the locks of that literal, or
+// by what the rest of the body holds when it returns.
+func deferredWrites(xs []int) map[int]int {
+	versions := map[int]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	done, held := 0, 0
+	for _, x := range xs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				mu.Lock()
+				versions[x] = x // the bbolt simulation test's shape: not reported
+				mu.Unlock()
+				done++ // want `goroutine started per loop iteration done\+\+ updates captured variable done`
+			}()
+			mu.Lock()
+			defer mu.Unlock()
+			defer func() { held++ }() // runs before the unlock: not reported
+		}()
+	}
+	wg.Wait()
+	_ = done + held
+	return versions
+}
