@@ -52,6 +52,9 @@ var Table = []Verb{
 	{Par, "Invoke", []FuncArg{{Arg: 0, Kind: Once, Elems: true}}},
 	{Par, "Both", []FuncArg{{Arg: 0, Kind: Once}, {Arg: 1, Kind: Once}}},
 	{Par, "BothOf", []FuncArg{{Arg: 0, Kind: Once}, {Arg: 2, Kind: Once}}},
+	// Not parloop's: the standard library's own parallel body. A
+	// benchmark's RunParallel runs its function on GOMAXPROCS goroutines.
+	{"testing", "B.RunParallel", []FuncArg{{Arg: 0, Kind: Loop}}},
 	// When github.com/parloop/parloop/iter lands, its stages go here, e.g.
 	// {Iter, "Map", []FuncArg{{Arg: 1, Kind: Loop}}},
 }

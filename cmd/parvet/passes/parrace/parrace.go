@@ -1653,6 +1653,8 @@ func (b *body) message(v *types.Var, sh shape, lhs ast.Expr, op string) string {
 		fix = "return the error from the body instead: " + b.via + " returns the first one"
 	case isErr:
 		fix = "return errors through errgroup or par.ForErr, or guard " + name + " with a sync.Mutex"
+	case b.via == "testing.B.RunParallel":
+		fix = "declare it inside the function (each goroutine gets its own), or use sync/atomic or a sync.Mutex"
 	case sh == shMethod:
 		fix = "give each goroutine or index its own and combine them after the loop, or hold a sync.Mutex around the call"
 	case sh == shVar && op == "append":

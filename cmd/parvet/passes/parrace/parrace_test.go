@@ -14,5 +14,5 @@ func TestParrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysistest.Run(t, dir, parrace.Analyzer, "races", "wrapdef", "wrapuse", "goroutines", "oldloops")
+	analysistest.Run(t, dir, parrace.Analyzer, "races", "wrapdef", "wrapuse", "goroutines", "oldloops", "benchpar")
 }
