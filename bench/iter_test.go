@@ -363,11 +363,25 @@ func grepFiles(dir string) iter.Seq[string] {
 	}
 }
 
+// grepBufs holds the buffers grepFile reads files into (examples/pgrep's
+// buffers): a file's contents are dropped once searched, so a buffer serves
+// many files.
+var grepBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // grepFile returns the lines of the file at path that re matches, as
 // "path:n:line\n", and nothing for a file with a NUL byte (examples/pgrep's
 // search).
 func grepFile(re *regexp.Regexp, path string) []byte {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	buf := grepBufs.Get().(*bytes.Buffer)
+	defer grepBufs.Put(buf)
+	buf.Reset()
+	_, err = buf.ReadFrom(f)
+	f.Close()
+	data := buf.Bytes()
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
 		return nil
 	}
