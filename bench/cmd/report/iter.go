@@ -71,6 +71,8 @@ func evalIter(it, it2, st *Set) []GoalRow {
 		}
 		paired(it, "Filter+Map+Reduce over a slice of 10M: `iter` against `par.ReduceRange` (the stages fused in the leaf)", p,
 			sl+"iter", sl+"par.ReduceRange", target, false, ok)
+		paired(it, "Filter+Map+Reduce: `iter` against `par.ReduceRange+calls` (the same leaf, its three functions called, not inlined)", p,
+			sl+"iter", sl+"par.ReduceRange+calls", "–", false, nil)
 		paired(it, "Filter+Map+Reduce: `iter` against `par.Map+Reduce` (par.Map, then par.Reduce over its result)", p,
 			sl+"iter", sl+"par.Map+Reduce", "–", false, nil)
 	}
@@ -163,6 +165,7 @@ func writeIter(b *strings.Builder, it, it2, st *Set, quick bool, warning string)
 	writeImplTable(b, it, "IterSlice/", "par.ReduceRange",
 		"### Filter+Map+Reduce over a slice\n\n10M `uint64` (2M under `-quick`): keep those not divisible by 3, square, sum. "+
 			"`iter` is `iter.Map(iter.Slice(xs).Filter(keep), sq).Reduce(0, add)`; `par.ReduceRange` runs the three in its leaf; "+
+			"`par.ReduceRange+calls` is that leaf calling them through func values it cannot inline, as a pipeline must; "+
 			"`par.Map+Reduce` maps with the filter folded in (0 for a dropped item), then reduces the mapped slice.\n\n", nil)
 	writeImplTable(b, it2, "IterPgrep/", "seq",
 		"### pgrep\n\nexamples/pgrep's workload: `grep -rn 'func [A-Z]\\w*Seq'` over `$(go env GOROOT)/src` (its first 2,000 files "+
