@@ -42,9 +42,8 @@
 // Results come out in input order (Collect, All, Find) unless the source was
 // given Unordered. A streaming pipeline holds at most Window(k) batches at
 // once (pulled but not yet consumed: queued, running, or in the reorder
-// buffer),
-// by default four per worker, so its memory does not grow with the length of
-// the stream. ForEach, Fold and the reductions consume each result where it
+// buffer), by default eight per runner, so its memory does not grow with
+// the length of the stream. ForEach, Fold and the reductions consume each result where it
 // is made, in no particular order.
 //
 // # Blocking stages

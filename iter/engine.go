@@ -244,7 +244,12 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 	o := &p.o
 	window := o.window
 	if window == 0 {
-		window = 4 * nr
+		// Four per runner ran an ordered Map of 1M items of 1 µs at
+		// 1.0-1.9× its loop on two loaded cores, eight 1.9-2.0× in the
+		// same rounds (bench/ANALYSIS.md): an ordered run stalls once a
+		// runner that has lost its thread holds the oldest batch and
+		// the others have run the rest of the window.
+		window = 8 * nr
 	}
 	sz := &sizer{fixed: o.batch}
 	tokens := make(chan struct{}, window)

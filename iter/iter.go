@@ -95,7 +95,7 @@ type Option struct{ apply func(*options) }
 
 type options struct {
 	unordered bool
-	window    int // batches in flight; 0: 4 per runner
+	window    int // batches in flight; 0: 8 per runner
 	batch     int // fixed batch size; 0: adaptive
 	limit     int // blocking runners; 0: CPU-bound, one runner per worker
 	blocking  int // the sum of the stages' Limits
@@ -109,7 +109,7 @@ func Unordered() Option { return Option{func(o *options) { o.unordered = true }}
 
 // Window sets how many batches a streaming pipeline holds at once (the live
 // tokens of oneTBB's parallel_pipeline): pulled from the source and not yet
-// consumed. The default is four per runner. It panics if k < 1.
+// consumed. The default is eight per runner. It panics if k < 1.
 func Window(k int) Option {
 	if k < 1 {
 		panic("iter: Window(k) with k < 1")
