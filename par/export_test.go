@@ -46,3 +46,12 @@ func SetStoppedHook(f func()) (restore func()) {
 	stoppedHook = f
 	return func() { stoppedHook = old }
 }
+
+// WorkerPool returns the pool of the worker the calling goroutine is, or
+// nil if it is no worker.
+func WorkerPool() *Pool {
+	if s := lookupWorker(goroutineKey()); s != nil {
+		return s.pool
+	}
+	return nil
+}

@@ -19,11 +19,19 @@ import (
 //     CAS that sets the bit; release clears it with And. Both are
 //     sequentially consistent, so everything the previous holder did to the
 //     seat (free lists, stats) happens before the next holder starts.
-//   - a held seat's pool and holder are written by the holder right after
-//     acquiring, before it pushes anything; thieves read pool to choose
-//     seats of their own pool. A thief that reads a stale pool can at worst
-//     steal a task of another pool, which still runs correctly (a task
-//     carries its frame) and only blurs the stats.
+//   - a held seat's pool, holder and seatTree (the call tree of the call it
+//     is held for) are written by the holder right after acquiring, in that
+//     order, before it pushes anything. Every task on a held seat's deque
+//     belongs to that tree (a guest pushes only pieces and forks of its own
+//     call, nested calls included), and tree ids are unique per seat. A
+//     thief reads seatTree, then pool, and steals only tasks of that tree
+//     if pool is its own (stealGuest). So it never takes a task of another
+//     pool's call: if it matched a task of a newer call, it read that call's
+//     seatTree, stored after that call's pool, so its pool check saw the
+//     newer pool. (Without the tree, a thief that read the previous holder's
+//     pool could steal a piece of the next holder's call on another pool,
+//     whose bodies' nested calls then went to the thief's pool: 497 pieces
+//     in one run of TestNestedCallWithoutOnUsesWorkersPool under -race.)
 //   - a seat's deque is empty when it is released: the holder leaves only
 //     after its call is complete and after running whatever else is left in
 //     its deque (pieces of other calls that split while it was helping).
@@ -70,15 +78,18 @@ func acquireGuest(p *Pool, k uintptr) *slot {
 			g.pool = p
 			g.stats = &p.callerStats
 			if g.guestPool.Load() != p {
-				g.guestPool.Store(p) // thieves only look at held seats, so a stale pool on a free seat is harmless
+				g.guestPool.Store(p)
 			}
 			g.holder.Store(k)
-			if g.calls++; g.calls%resizeCheckCalls == 0 {
+			// A new call tree: unique among live trees, since the seat is
+			// held by one call at a time and counts its calls; published
+			// after the pool (see the invariants above).
+			g.calls++
+			g.tree = g.calls<<8 | uint64(i+1)
+			g.seatTree.Store(g.tree)
+			if g.calls%resizeCheckCalls == 0 {
 				p.maybeResize()
 			}
-			// A new call tree: unique among live trees, since the seat is
-			// held by one call at a time and counts its calls.
-			g.tree = g.calls<<8 | uint64(i+1)
 			return g
 		}
 	}

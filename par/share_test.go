@@ -242,18 +242,18 @@ func TestStealLoneTask(t *testing.T) {
 	thief := newSlot(v.pool, 1, true)
 	a, b := idTask(1), idTask(2)
 	v.pushPublic(a)
-	if x := thief.stealFrom(v, 0); x != a {
+	if x := thief.stealFrom(v, 0, true); x != a {
 		t.Fatalf("steal of a lone task that stays = %v, want task 1", x)
 	}
 	v.pushPublic(a)
 	v.pushPublic(b)
-	if x := thief.stealFrom(v, 0); x != a {
+	if x := thief.stealFrom(v, 0, true); x != a {
 		t.Fatalf("steal with two tasks = %v, want the oldest, task 1", x)
 	}
-	if x := thief.stealFrom(v, 0); x != b {
+	if x := thief.stealFrom(v, 0, true); x != b {
 		t.Fatalf("steal = %v, want task 2", x)
 	}
-	if x := thief.stealFrom(v, 0); x != nil || !v.want.Load() {
+	if x := thief.stealFrom(v, 0, true); x != nil || !v.want.Load() {
 		t.Fatalf("steal from an empty slot = %v, want %v; want nil and the victim asked", x, v.want.Load())
 	}
 }

@@ -36,6 +36,7 @@ type slot struct {
 	// and the pool it is held for, read by thieves (see guest.go).
 	holder    atomic.Uintptr
 	guestPool atomic.Pointer[Pool]
+	seatTree  atomic.Uint64 // the call tree the seat is held for (guest.go)
 
 	freeTasks   [maxFree]*task // a stack: see task.go
 	nFreeTasks  int

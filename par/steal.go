@@ -68,7 +68,13 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 	l := p.layout.Load()
 	if prefer >= 0 && prefer != s.id {
 		if v := l.slotByID(prefer); v != nil {
-			if t := s.stealFrom(v, tree); t != nil {
+			var t *task
+			if v.worker {
+				t = s.stealFrom(v, tree, tree == 0)
+			} else {
+				t = s.stealGuest(v, tree)
+			}
+			if t != nil {
 				return t
 			}
 		}
@@ -92,7 +98,7 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 			off := int(s.rand() % uint64(n))
 			for k := 0; k < n; k++ {
 				v := l.workers[order[start+(off+k)%n]]
-				if t := s.stealFrom(v, tree); t != nil {
+				if t := s.stealFrom(v, tree, tree == 0); t != nil {
 					return t
 				}
 			}
@@ -100,11 +106,8 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 		start = end
 	}
 	for m := guestMask.Load(); m != 0; m &= m - 1 {
-		g := guestSeats[bits.TrailingZeros64(m)]
-		if g != s && g.guestPool.Load() == p {
-			if t := s.stealFrom(g, tree); t != nil {
-				return t
-			}
+		if t := s.stealGuest(guestSeats[bits.TrailingZeros64(m)], tree); t != nil {
+			return t
 		}
 	}
 	s.stats.failedSteals.Add(1)
@@ -122,7 +125,7 @@ func (s *slot) stealLongest(l *layout, order []int32, tree uint64) *task {
 	if best < 0 {
 		return nil
 	}
-	return s.stealFrom(l.workers[best], tree)
+	return s.stealFrom(l.workers[best], tree, tree == 0)
 }
 
 // Young tasks. A task that its owner takes back within a microsecond (the
@@ -145,10 +148,22 @@ func (s *slot) stealLongest(l *layout, order []int32, tree uint64) *task {
 // the owner's pop and next push, so "one task" cannot be told reliably.
 const youngNs = 1000
 
+// stealGuest tries guest seat g, if it is held for s's pool: only tasks of
+// the call it is held for, and of tree if tree != 0 (see the invariants in
+// guest.go for why seatTree is read first).
+func (s *slot) stealGuest(g *slot, tree uint64) *task {
+	seatTree := g.seatTree.Load()
+	if g == s || g.guestPool.Load() != s.pool || (tree != 0 && tree != seatTree) {
+		return nil
+	}
+	return s.stealFrom(g, seatTree, tree == 0)
+}
+
 // stealFrom tries victim v, retrying while it loses races to other thieves
 // (a lost race means the deque was not empty). With tree != 0 it takes
-// only a task of that call tree.
-func (s *slot) stealFrom(v *slot, tree uint64) *task {
+// only a task of that call tree. If it finds v empty and ask is set, it asks
+// v to share its private forks (share.go).
+func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 	if v.dq.Len() != 0 {
 		top := v.dq.Top()
 		t0, wait := cputicks(), nsToTicks(youngNs)
@@ -177,7 +192,7 @@ func (s *slot) stealFrom(v *slot, tree uint64) *task {
 			return t
 		}
 		if !retry {
-			if tree == 0 {
+			if ask {
 				v.ask()
 			}
 			return nil
