@@ -42,7 +42,11 @@ import (
 
 // runBlocking runs a range call over [0, n) with the bodies on at most
 // limit goroutines of their own.
-func runBlocking(verb string, n int, c callConfig, b rangeBody) error {
+func runBlocking(verb string, n int, cfg *callConfig, body *rangeBody) error {
+	// Copies for the goroutines to share: the pointers are to the caller's
+	// stack, which must not escape (it would put every call's arguments on
+	// the heap).
+	c, b := *cfg, *body
 	var tc traced
 	tc.startTrace(verb, n)
 	defer tc.endTrace()

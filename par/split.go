@@ -196,6 +196,23 @@ type loopCore struct {
 	startTicks, endTicks int64
 }
 
+// begin readies c for a call on pool p made on slot s with config cfg.
+// It resets c field by field: a composite literal would be built on the
+// caller's stack first, which made doRange's frame 536 bytes, enough to
+// grow the stack of every new goroutine that makes a call.
+//
+//go:noinline
+func (c *loopCore) begin(p *Pool, s *slot, cfg *callConfig) {
+	*c = loopCore{}
+	c.pool, c.owner, c.tree = p, s, s.tree
+	c.minGrain = min(int64(max(1, cfg.grain)), maxGrain)
+	c.labels = getProfLabel()
+	c.progress = cfg.progress
+	if cfg.weights != nil {
+		c.prefix = cfg.weights.prefix
+	}
+}
+
 // firstTick returns the tick at which a piece running on s starts its
 // first grain: the call's start for the owner's first piece, else now.
 func (c *loopCore) firstTick(s *slot) int64 {
@@ -330,8 +347,14 @@ func (c *loopCore) worthSplitting(s *slot, cur, hi int64, pc *pacer) bool {
 	// At least P goroutines inside calls keep the CPUs busy by themselves:
 	// giving work away would only add steals and wake-ups of workers
 	// that must then share a P with the callers.
-	if bits.OnesCount64(guestMask.Load()) > c.pool.layout.Load().active {
+	l := c.pool.layout.Load()
+	if bits.OnesCount64(guestMask.Load()) > l.active {
 		c.pool.maybeResize() // the split that would have checked GOMAXPROCS
+		return false
+	}
+	// Goroutines waiting for a P: the same, seen by the Go scheduler
+	// (saturation.go).
+	if l.busyElsewhere(cputicks()) {
 		return false
 	}
 	st := &c.pool.sleep

@@ -52,17 +52,17 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 			c.progress.total.Add(int64(n))
 		}
 		if c.blocking > 0 {
-			return runBlocking(verb, n, c, b)
+			return runBlocking(verb, n, &c, &b)
 		}
 	}
 	s, guest, p := enter(c.pool)
 	if s == nil || p.solo.Load() {
-		_, err := runSolo(verb, s, guest, n, c, b, false)
+		_, err := runSolo(verb, s, guest, n, &c, &b, false)
 		return err
 	}
 	lo := 0
 	if c.plainNested(s, guest) {
-		next, err := runSolo(verb, s, false, n, c, b, true)
+		next, err := runSolo(verb, s, false, n, &c, &b, true)
 		if next == n {
 			return err
 		}
@@ -74,10 +74,7 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 	} else {
 		f = framePool.Get().(*rangeFrame)
 	}
-	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel(), progress: c.progress}
-	if c.weights != nil {
-		f.prefix = c.weights.prefix
-	}
+	f.begin(p, s, &c)
 	f.shape(s, guest, n-lo)
 	f.startTrace(verb, n-lo)
 	f.bodyI, f.bodyR, f.bodyE, f.ctx, f.cancel = b.i, b.r, b.e, b.ctx, b.cancel
@@ -117,7 +114,7 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 // ForErr look at s's deque before each iteration and, once it is empty,
 // return the index of the first iteration not run, for the caller to run
 // the rest as a parallel call. Otherwise next is n.
-func runSolo(verb string, s *slot, guest bool, n int, c callConfig, b rangeBody, watch bool) (next int, err error) {
+func runSolo(verb string, s *slot, guest bool, n int, c *callConfig, b *rangeBody, watch bool) (next int, err error) {
 	sc := beginSolo(verb, s, guest, n)
 	defer sc.end()
 	next = n
@@ -477,10 +474,7 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 // runReduce runs the reduce frame f over [0, n) on slot s of pool p (a
 // guest seat to release if guest) and applies identity.
 func runReduce[T any](verb string, f *reduceFrame[T], s *slot, guest bool, p *Pool, n int, identity T, c callConfig) T {
-	f.loopCore = loopCore{pool: p, owner: s, minGrain: min(int64(max(1, c.grain)), maxGrain), tree: s.tree, labels: getProfLabel(), progress: c.progress}
-	if c.weights != nil {
-		f.prefix = c.weights.prefix
-	}
+	f.begin(p, s, &c)
 	f.shape(s, guest, n)
 	f.startTrace(verb, n)
 	defer f.endTrace()

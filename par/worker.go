@@ -47,7 +47,7 @@ func (s *slot) retired() {
 func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
-	spinning := !p.exp.noBackoff && p.tryStartSpinning(l)
+	spinning := !p.exp.noBackoff && !l.busyElsewhere(cputicks()) && p.tryStartSpinning(l)
 	yield := !s.locked && l.active > l.procs
 	for {
 		if spinning {
