@@ -19,9 +19,10 @@
 // pool exactly as par.ForRange does. Where the stages are all Filter and
 // Map (none given Limit) and the terminal is ForEach, Collect, Fold or a
 // reduction, each piece runs in chunks of up to 256 items, one stage at a
-// time over the whole chunk, so that an item costs one call of each
-// stage's function and of the terminal's (Fold's step, Reduce's combine;
-// none for Sum and Count), with no calls between stages.
+// time over the whole chunk (a Map right after a Filter in the same loop),
+// so that an item costs one call of each stage's function and of the
+// terminal's (Fold's step, Reduce's combine; none for Sum and Count), with
+// no calls between stages.
 //
 // From (an iter.Seq), From2 (an iter.Seq2, such as maps.All), Chan and
 // Lines (a bufio.Scanner) are sequential: one producer goroutine pulls items into batches whose size

@@ -43,6 +43,10 @@ type Pipe[T any] struct {
 	// call, and must not be written to. Each goroutine that runs pieces
 	// binds its own (the stages' buffers are in it).
 	chunk func(st *state) func(lo, hi int) []T
+	// filtered (a chunked pipeline whose last stage is a Filter; nil
+	// otherwise) is that Filter's input and predicate, so that a Map after
+	// it runs both in one loop over a chunk.
+	filtered *filtered[T]
 	// pull (streaming sources) produces the source's items in batches, with
 	// the size size() returns, until yield returns false or the source ends,
 	// and returns the source's error. It runs on one goroutine.
@@ -238,6 +242,13 @@ func Range(n int, opts ...Option) Pipe[int] {
 		}}
 }
 
+// filtered is the last stage of a chunked pipeline that is a Filter: its
+// input's chunks and its predicate.
+type filtered[T any] struct {
+	in   func(st *state) func(lo, hi int) []T
+	keep func(T) bool
+}
+
 // chunkLen is the most items a chunk of an indexed pipeline holds (see
 // Pipe.chunk): enough that a stage's loop over it costs far more than
 // the call that starts it, few enough that its buffers stay in cache.
@@ -401,7 +412,26 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 			return ok && down(u)
 		}
 	})
-	if chunk := p.chunk; chunk != nil && n == 0 {
+	if fl := p.filtered; fl != nil && n == 0 {
+		// Filter, then Map: one loop, with no buffer between them.
+		q.chunk = func(st *state) func(lo, hi int) []U {
+			in, keep, buf := fl.in(st), fl.keep, make([]U, chunkLen)
+			return func(lo, hi int) []U {
+				vs := in(lo, hi)
+				k := 0
+				for _, v := range vs {
+					if st.stopped() {
+						break
+					}
+					if keep(v) {
+						buf[k] = f(v)
+						k++
+					}
+				}
+				return buf[:k]
+			}
+		}
+	} else if chunk := p.chunk; chunk != nil && n == 0 {
 		q.chunk = func(st *state) func(lo, hi int) []U {
 			in, buf := chunk(st), make([]U, chunkLen)
 			return func(lo, hi int) []U {
@@ -490,6 +520,7 @@ func (p Pipe[T]) Filter(keep func(T) bool, opts ...Option) Pipe[T] {
 				return out[:k]
 			}
 		}
+		q.filtered = &filtered[T]{chunk, keep}
 	}
 	return q
 }

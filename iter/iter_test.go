@@ -931,6 +931,23 @@ func TestChunkedMatchesSequential(t *testing.T) {
 			}
 		}
 	}
+	// Two Filters, then a Map (which runs in one loop with the second).
+	twice := func(n int) Pipe[int] {
+		q := Range(n).Filter(func(v int) bool { return v%2 == 0 }).Filter(func(v int) bool { return v%3 != 0 })
+		return Map(q, func(v int) int { return v / 2 })
+	}
+	for _, n := range []int{0, 5, 3*chunkLen + 1, 100_000} {
+		var w []int
+		for v := range n {
+			if v%2 == 0 && v%3 != 0 {
+				w = append(w, v/2)
+			}
+		}
+		if got, err := twice(n).Collect(); err != nil || !slices.Equal(got, w) {
+			t.Fatalf("Filter, Filter, Map over %d: %d items, %v; want %d", n, len(got), err, len(w))
+		}
+		checkReductions(t, "Filter/Filter/Map/"+strconv.Itoa(n), func(...Option) Pipe[int] { return twice(n) }, w)
+	}
 	// Strings: results that refer to memory, kept by Collect across chunks.
 	words := make([]string, 5000)
 	for i := range words {
