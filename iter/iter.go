@@ -47,6 +47,12 @@ type Pipe[T any] struct {
 	// otherwise) is that Filter's input and predicate, so that a Map after
 	// it runs both in one loop over a chunk.
 	filtered *filtered[T]
+	// reduce (a chunked pipeline whose last stage is a Map; nil otherwise)
+	// returns the function that runs the source indices [lo, hi), at most
+	// chunkLen of them, through the stages and folds the results into acc
+	// with combine, in the Map's loop: Reduce's leaf, with no buffer
+	// between the last stages and the reduction.
+	reduce func(st *state) func(lo, hi int, acc T, combine func(a, b T) T) T
 	// pull (streaming sources) produces the source's items in batches, with
 	// the size size() returns, until yield returns false or the source ends,
 	// and returns the source's error. It runs on one goroutine.
@@ -414,6 +420,20 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 	})
 	if fl := p.filtered; fl != nil && n == 0 {
 		// Filter, then Map: one loop, with no buffer between them.
+		q.reduce = func(st *state) func(lo, hi int, acc U, combine func(a, b U) U) U {
+			in, keep := fl.in(st), fl.keep
+			return func(lo, hi int, acc U, combine func(a, b U) U) U {
+				for _, v := range in(lo, hi) {
+					if st.stopped() {
+						break
+					}
+					if keep(v) {
+						acc = combine(acc, f(v))
+					}
+				}
+				return acc
+			}
+		}
 		q.chunk = func(st *state) func(lo, hi int) []U {
 			in, keep, buf := fl.in(st), fl.keep, make([]U, chunkLen)
 			return func(lo, hi int) []U {
@@ -432,6 +452,18 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 			}
 		}
 	} else if chunk := p.chunk; chunk != nil && n == 0 {
+		q.reduce = func(st *state) func(lo, hi int, acc U, combine func(a, b U) U) U {
+			in := chunk(st)
+			return func(lo, hi int, acc U, combine func(a, b U) U) U {
+				for _, v := range in(lo, hi) {
+					if st.stopped() {
+						break
+					}
+					acc = combine(acc, f(v))
+				}
+				return acc
+			}
+		}
 		q.chunk = func(st *state) func(lo, hi int) []U {
 			in, buf := chunk(st), make([]U, chunkLen)
 			return func(lo, hi int) []U {

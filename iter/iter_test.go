@@ -358,6 +358,7 @@ func TestPanicReachesCaller(t *testing.T) {
 	})
 	check("Range Collect", func() { Map(Range(10000), boom).Collect() })
 	check("Range Count", func() { Map(Range(10000), boom).Count() })
+	check("Range Reduce", func() { Map(Range(10000), boom).Reduce(0, func(a, b int) int { return a + b }) })
 	check("source panics", func() {
 		From(func(yield func(int) bool) {
 			for i := 0; ; i++ {
@@ -947,6 +948,13 @@ func TestChunkedMatchesSequential(t *testing.T) {
 			t.Fatalf("Filter, Filter, Map over %d: %d items, %v; want %d", n, len(got), err, len(w))
 		}
 		checkReductions(t, "Filter/Filter/Map/"+strconv.Itoa(n), func(...Option) Pipe[int] { return twice(n) }, w)
+	}
+	// A Map straight after the source, folded by Reduce in its loop.
+	for _, n := range []int{0, 1, chunkLen + 1, 100_000} {
+		got, err := Map(Range(n), func(v int) int { return 3 * v }).Reduce(-1, func(a, b int) int { return max(a, b) })
+		if want := 3*n - 3; err != nil || got != max(want, -1) {
+			t.Fatalf("Map, Reduce over %d: %d, %v; want %d", n, got, err, want)
+		}
 	}
 	// Strings: results that refer to memory, kept by Collect across chunks.
 	words := make([]string, 5000)

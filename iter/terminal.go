@@ -216,6 +216,9 @@ func (p Pipe[T]) Reduce(identity T, combine func(a, b T) T) (T, error) {
 	if combine == nil {
 		panic("iter: Reduce with nil combine")
 	}
+	if p.chunked() && p.reduce != nil {
+		return p.reduceChunks(identity, combine)
+	}
 	return fold(p, func() T { return identity },
 		func(acc *T, v T) { *acc = combine(*acc, v) },
 		func(acc *T, vs []T) {
@@ -225,6 +228,43 @@ func (p Pipe[T]) Reduce(identity T, combine func(a, b T) T) (T, error) {
 			}
 			*acc = a
 		}, combine)
+}
+
+// reduceChunks is Reduce over a chunked run whose last stage is a Map: the
+// Map folds its results into the accumulator as it makes them (see
+// Pipe.reduce), in one accumulator per worker, bound once (as Fold's).
+func (p Pipe[T]) reduceChunks(identity T, combine func(a, b T) T) (acc T, err error) {
+	st := p.start()
+	defer func() {
+		if err = st.finish(); err != nil {
+			var zero T
+			acc = zero
+		}
+	}()
+	type reduceAcc struct {
+		a   T
+		red func(lo, hi int, acc T, combine func(a, b T) T) T
+	}
+	done := st.ctx.Done()
+	w := par.Fold(p.n, func() *reduceAcc {
+		return &reduceAcc{a: identity, red: p.reduce(st)}
+	}, func(acc **reduceAcc, lo, hi int) {
+		ra := *acc
+		for lo < hi && !st.stopped() {
+			select { // as in leaf
+			case <-done:
+				return
+			default:
+			}
+			end := min(hi, lo+chunkLen)
+			ra.a = ra.red(lo, end, ra.a, combine)
+			lo = end
+		}
+	}, func(x, y *reduceAcc) *reduceAcc {
+		x.a = combine(x.a, y.a)
+		return x
+	}, p.o.parOpts()...)
+	return w.a, nil
 }
 
 // Count returns the number of results of p.
