@@ -27,6 +27,7 @@ package parrace
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"go/version"
@@ -773,7 +774,7 @@ func (b *body) propagate() {
 			case *ast.AssignStmt:
 				any := false
 				for _, r := range n.Rhs {
-					if b.mentionsDep(r) {
+					if b.mentionsDep(r) || b.fetchAdd(r) {
 						any = true
 					}
 				}
@@ -785,7 +786,7 @@ func (b *body) propagate() {
 			case *ast.ValueSpec:
 				any := false
 				for _, r := range n.Values {
-					if b.mentionsDep(r) {
+					if b.mentionsDep(r) || b.fetchAdd(r) {
 						any = true
 					}
 				}
@@ -807,6 +808,29 @@ func (b *body) propagate() {
 			break
 		}
 	}
+}
+
+// fetchAdd reports whether e holds an atomic add (atomic.AddInt64(&n, 1),
+// n.Add(1)) of a positive constant: each body that calls it gets a value no
+// other gets, so what is computed from it (a worker id) is the body's own.
+func (b *body) fetchAdd(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		fn, ok := typeutil.Callee(b.info(), call).(*types.Func)
+		if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "sync/atomic" || !strings.HasPrefix(fn.Name(), "Add") || len(call.Args) == 0 {
+			return true
+		}
+		delta := call.Args[len(call.Args)-1]
+		if tv, ok := b.info().Types[delta]; ok && tv.Value != nil && constant.Sign(tv.Value) > 0 {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // collectLocks records, in source order, the calls that take and release

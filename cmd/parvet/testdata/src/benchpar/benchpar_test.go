@@ -41,3 +41,24 @@ func BenchmarkOwn(b *testing.B) {
 		mu.Unlock()
 	})
 }
+
+// A worker id drawn from an atomic counter is each goroutine's own: its
+// element is written by one goroutine. Not reported; an id that is not
+// drawn so is.
+func BenchmarkWorkerIDs(b *testing.B) {
+	var next atomic.Uint64
+	var next32 int32
+	s := make([]int, 64)
+	t := make([]int, 64)
+	u := make([]int, 64)
+	b.RunParallel(func(pb *testing.PB) {
+		id := next.Add(1) - 1
+		s[id] = 1
+		id32 := atomic.AddInt32(&next32, 1)
+		t[id32] = 1
+		cur := next.Load()
+		u[cur] = 1 // want `testing.B.RunParallel body writes u\[cur\] in captured u at a position that does not depend on the body's index`
+		for pb.Next() {
+		}
+	})
+}
