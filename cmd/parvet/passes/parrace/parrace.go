@@ -170,6 +170,9 @@ func run(pass *analysis.Pass) (any, error) {
 		if loop == nil || (!after.IsValid() && joinedEachIteration(pass.TypesInfo, loop, n)) {
 			return true
 		}
+		if startedOnce(pass.TypesInfo, loop, stack) {
+			return true
+		}
 		c.handled[lit] = true
 		if lit.Pos() < loop.Pos() || lit.End() > loop.End() {
 			// A literal declared before the loop (worker := func(...) {...};
@@ -338,6 +341,101 @@ func enclosingLoop(stack []ast.Node) ast.Stmt {
 		}
 	}
 	return nil
+}
+
+// startedOnce reports whether the last node of stack runs in at most one
+// iteration of loop: it is in the then-block of an if whose condition
+// compares the range loop's key (distinct in every iteration: a map's key,
+// a slice's index) with == to a constant or a variable the loop does not
+// assign (if alias == primary { go ... }), possibly with && and more.
+func startedOnce(info *types.Info, loop ast.Stmt, stack []ast.Node) bool {
+	rs, ok := loop.(*ast.RangeStmt)
+	if !ok || rs.Key == nil || rs.Tok != token.DEFINE {
+		return false
+	}
+	key, _ := info.Defs[rs.Key.(*ast.Ident)].(*types.Var)
+	if key == nil {
+		return false
+	}
+	t := info.TypeOf(rs.X)
+	if t == nil {
+		return false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Map, *types.Slice, *types.Array, *types.Basic:
+	case *types.Pointer:
+		if _, ok := u.Elem().Underlying().(*types.Array); !ok {
+			return false
+		}
+	default:
+		return false // a channel or an iterator function may repeat values
+	}
+	fixed := func(e ast.Expr) bool {
+		if tv, ok := info.Types[e]; ok && tv.Value != nil {
+			return true
+		}
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		v, _ := info.Uses[id].(*types.Var)
+		if v == nil || (v.Pos() >= rs.Pos() && v.Pos() < rs.End()) {
+			return false
+		}
+		assigned := false
+		ast.Inspect(rs.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					if lid, ok := ast.Unparen(l).(*ast.Ident); ok && info.ObjectOf(lid) == v {
+						assigned = true
+					}
+				}
+			case *ast.IncDecStmt:
+				if lid, ok := ast.Unparen(n.X).(*ast.Ident); ok && info.ObjectOf(lid) == v {
+					assigned = true
+				}
+			case *ast.UnaryExpr:
+				if lid, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND && info.ObjectOf(lid) == v {
+					assigned = true
+				}
+			}
+			return !assigned
+		})
+		return !assigned
+	}
+	isKey := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.Uses[id] == key
+	}
+	var selects func(e ast.Expr) bool
+	selects = func(e ast.Expr) bool {
+		b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+		if !ok {
+			return false
+		}
+		switch b.Op {
+		case token.LAND:
+			return selects(b.X) || selects(b.Y)
+		case token.EQL:
+			return (isKey(b.X) && fixed(b.Y)) || (isKey(b.Y) && fixed(b.X))
+		}
+		return false
+	}
+	in := false
+	for i, n := range stack {
+		if n == loop {
+			in = true
+			continue
+		}
+		if !in {
+			continue
+		}
+		if ifs, ok := n.(*ast.IfStmt); ok && i+1 < len(stack) && stack[i+1] == ifs.Body && selects(ifs.Cond) {
+			return true
+		}
+	}
+	return false
 }
 
 // joinedEachIteration reports whether, after starting the goroutine, the

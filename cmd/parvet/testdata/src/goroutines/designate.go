@@ -198,3 +198,43 @@ func deferredWrites(xs []int) map[int]int {
 	_ = done + held
 	return versions
 }
+
+func check(x int) error { return nil }
+
+// A goroutine started only in the iteration whose map key (or slice index)
+// equals a fixed value is started once: its writes are not reported (the
+// shape of vitess' InitShardPrimary). The other iterations' goroutines are.
+func startedForOne(tablets map[string]int, list []int, primary string) (error, error, error) {
+	var primaryErr, replicaErr, firstErr, pickedErr error
+	var wg sync.WaitGroup
+	for alias, tab := range tablets {
+		if alias == primary {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				primaryErr = check(tab)
+			}()
+		} else {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				replicaErr = check(tab) // want `goroutine started per loop iteration assigns captured variable replicaErr`
+			}()
+		}
+	}
+	for i, x := range list {
+		if i == 0 && x > 0 {
+			wg.Go(func() { firstErr = check(x) })
+		}
+	}
+	picked := 0
+	for i, x := range list {
+		if i == picked { // picked changes in the loop: not a fixed value
+			wg.Go(func() { pickedErr = check(x) }) // want `goroutine started per loop iteration assigns captured variable pickedErr`
+		}
+		picked++
+	}
+	wg.Wait()
+	_ = pickedErr
+	return primaryErr, replicaErr, firstErr
+}
