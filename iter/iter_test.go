@@ -783,16 +783,6 @@ func TestOnPool(t *testing.T) {
 	}
 }
 
-// poolPieces is the number of pieces p's workers and callers have run.
-func poolPieces(p *par.Pool) int64 {
-	s := p.Stats()
-	n := s.Callers.Pieces
-	for _, w := range s.Workers {
-		n += w.Pieces
-	}
-	return n
-}
-
 // Catches: a sequential source's batches of CPU-bound stages running off
 // the pool (on goroutines of their own), or a pipeline with a Limit
 // running on the pool, where its waits would hold the pool's workers.
@@ -813,7 +803,7 @@ func TestStreamRunsOnPool(t *testing.T) {
 		if err != nil || s != n*(n-1) {
 			t.Fatalf("%s: sum %d, %v", src, s, err)
 		}
-		if poolPieces(p) == 0 {
+		if p.Stats().Total().Pieces == 0 {
 			t.Fatalf("%s: no batch ran on the pool", src)
 		}
 	}
@@ -822,7 +812,7 @@ func TestStreamRunsOnPool(t *testing.T) {
 	if err != nil || s != 4950 {
 		t.Fatalf("From with a Limit stage: sum %d, %v", s, err)
 	}
-	if k := poolPieces(p); k != 0 {
+	if k := p.Stats().Total().Pieces; k != 0 {
 		t.Fatalf("a pipeline with a Limit ran %d pieces on the pool", k)
 	}
 }

@@ -128,12 +128,7 @@ func ExamplePool_Stats() {
 	defer p.Close()
 	p.ResetStats()
 	par.For(1000, func(int) {}, par.On(p))
-	s := p.Stats()
-	pieces := s.Callers.Pieces
-	for _, w := range s.Workers {
-		pieces += w.Pieces
-	}
-	fmt.Println("pieces counted:", pieces > 0)
+	fmt.Println("pieces counted:", p.Stats().Total().Pieces > 0)
 	// Output: pieces counted: true
 }
 

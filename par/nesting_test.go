@@ -236,15 +236,6 @@ func TestCrossPoolNesting(t *testing.T) {
 	}
 }
 
-// totalPieces is the number of pieces a snapshot counts, callers included.
-func totalPieces(s par.Stats) int64 {
-	n := s.Callers.Pieces
-	for _, w := range s.Workers {
-		n += w.Pieces
-	}
-	return n
-}
-
 // Catches: a nested call without On sent to the default pool instead of the
 // pool of the worker running the body (it would cross pools, defeat On, and
 // can deadlock a pool used for isolation).
@@ -277,10 +268,10 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 	if fromWorkers.Load() == 0 {
 		t.Fatalf("in 50 loops of 200 bodies on a 2-worker pool, no body ran on a worker")
 	}
-	if d := totalPieces(par.Default().Stats()); d != 0 {
+	if d := par.Default().Stats().Total().Pieces; d != 0 {
 		t.Errorf("default pool ran %d pieces of calls nested in bodies on another pool; want 0", d)
 	}
-	if pp := totalPieces(p.Stats()); pp < 1 {
+	if pp := p.Stats().Total().Pieces; pp < 1 {
 		t.Errorf("pool p counts %d pieces after running loops", pp)
 	}
 }

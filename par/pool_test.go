@@ -374,7 +374,7 @@ func TestStats(t *testing.T) {
 			if len(s.Workers) != p.Workers() && len(s.Workers) != p.Workers()-1 {
 				t.Errorf("%s: Stats has %d worker entries; want %d (or %d if Workers counts the caller)", what, len(s.Workers), p.Workers(), p.Workers()-1)
 			}
-			if pc := totalPieces(s); pc < 1 {
+			if pc := s.Total().Pieces; pc < 1 {
 				t.Errorf("%s: %d pieces counted after a loop of 2000 bodies; want at least 1", what, pc)
 			}
 			var busy time.Duration

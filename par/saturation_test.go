@@ -12,14 +12,7 @@ import (
 )
 
 // splits is the number of ranges split on p so far, callers' included.
-func splits(p *par.Pool) int64 {
-	st := p.Stats()
-	n := st.Callers.Splits
-	for _, w := range st.Workers {
-		n += w.Splits
-	}
-	return n
-}
+func splits(p *par.Pool) int64 { return p.Stats().Total().Splits }
 
 // Catches: calls offering work while more goroutines wait for a P than
 // there are Ps. With 64 callers at 2 Ps, the splits, wake-ups and spinning

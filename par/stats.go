@@ -26,6 +26,21 @@ type WorkerStats struct {
 	Idle time.Duration
 }
 
+// Total is the sum of the workers' and the callers' counters: every piece,
+// steal, split and busy or idle second the pool counted.
+func (s Stats) Total() WorkerStats {
+	t := s.Callers
+	for _, w := range s.Workers {
+		t.Pieces += w.Pieces
+		t.Steals += w.Steals
+		t.FailedSteals += w.FailedSteals
+		t.Splits += w.Splits
+		t.Busy += w.Busy
+		t.Idle += w.Idle
+	}
+	return t
+}
+
 // Stats is a snapshot of a pool's counters with the figures derived from
 // them. The derived figures count the callers as one more participant next
 // to the workers: a pool of parallelism P runs P-1 worker threads, and the

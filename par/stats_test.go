@@ -93,3 +93,18 @@ func TestStatsString(t *testing.T) {
 		}
 	}
 }
+
+// Catches: a Total that leaves out the callers, a worker or a counter.
+func TestStatsTotal(t *testing.T) {
+	s := par.Stats{
+		Workers: []par.WorkerStats{
+			{Pieces: 12, Steals: 3, FailedSteals: 40, Splits: 5, Busy: 1500 * time.Microsecond, Idle: 2 * time.Millisecond},
+			{Pieces: 7, Steals: 1, Splits: 2, Busy: 900 * time.Microsecond},
+		},
+		Callers: par.WorkerStats{Pieces: 4, Steals: 2, FailedSteals: 1, Splits: 1, Busy: 3 * time.Millisecond, Idle: time.Microsecond},
+	}
+	want := par.WorkerStats{Pieces: 23, Steals: 6, FailedSteals: 41, Splits: 8, Busy: 5400 * time.Microsecond, Idle: 2001 * time.Microsecond}
+	if got := s.Total(); got != want {
+		t.Errorf("Total() = %+v; want %+v", got, want)
+	}
+}

@@ -250,9 +250,5 @@ func (b *builder) fold(body func(t **table, lo, hi int), opts ...par.Option) (*t
 	opts = append(opts, par.On(b.pool), par.Track(&b.m.prog))
 	t := par.Fold(len(b.c.docs), newTable, body, b.merge, opts...)
 	st := b.pool.Stats()
-	s := spread{imbalance: st.Imbalance, utilization: st.Utilization, steals: st.Callers.Steals, pool: st.String()}
-	for _, w := range st.Workers {
-		s.steals += w.Steals
-	}
-	return t, s
+	return t, spread{imbalance: st.Imbalance, utilization: st.Utilization, steals: st.Total().Steals, pool: st.String()}
 }
