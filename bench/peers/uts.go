@@ -73,43 +73,38 @@ func UTSReduceRange(t *workloads.UTS, id uint64, depth int) workloads.UTSCount {
 // UTSFor walks the children with a nested par.For at every inner node, each
 // child adding its subtree's count to the node's atomic counters.
 func UTSFor(t *workloads.UTS, id uint64, depth int) workloads.UTSCount {
-	k, v := t.Visit(id, depth)
-	c := workloads.UTSCount{N: 1, Sum: v}
-	if k == 0 {
-		return c
-	}
-	var n, sum atomic.Uint64
-	par.For(k, func(i int) {
-		s := UTSFor(t, workloads.UTSChild(id, i), depth+1)
-		n.Add(s.N)
-		sum.Add(s.Sum)
-	})
-	return c.Add(workloads.UTSCount{N: n.Load(), Sum: sum.Load()})
+	return utsLoopWalk(t, id, depth, parFor)
 }
 
-// UTSForBody is UTSFor's code with a plain loop in place of par.For: a
-// closure and two atomic adds per child, run on one goroutine. It is what
-// the par.For walk costs before any scheduling: the sequential time its
-// speedup could be measured against.
+// UTSForBody is UTSFor with a plain loop in place of par.For: the same
+// closure (allocated as UTSFor's is, since the loop is a func value) and two
+// atomic adds per child, run on one goroutine. It is what the par.For walk
+// costs before any scheduling: the sequential time its speedup could be
+// measured against.
 func UTSForBody(t *workloads.UTS, id uint64, depth int) workloads.UTSCount {
+	return utsLoopWalk(t, id, depth, loopCalls)
+}
+
+// utsLoopWalk counts the subtree of node id with loop(k, f) over every
+// inner node's k children.
+func utsLoopWalk(t *workloads.UTS, id uint64, depth int, loop func(n int, f func(int))) workloads.UTSCount {
 	k, v := t.Visit(id, depth)
 	c := workloads.UTSCount{N: 1, Sum: v}
 	if k == 0 {
 		return c
 	}
 	var n, sum atomic.Uint64
-	loopCalls(k, func(i int) {
-		s := UTSForBody(t, workloads.UTSChild(id, i), depth+1)
+	loop(k, func(i int) {
+		s := utsLoopWalk(t, workloads.UTSChild(id, i), depth+1, loop)
 		n.Add(s.N)
 		sum.Add(s.Sum)
 	})
 	return c.Add(workloads.UTSCount{N: n.Load(), Sum: sum.Load()})
 }
 
-// loopCalls calls f(i) for i in [0, n), through the func value, like a
-// verb's body; noinline so that f is not inlined into a plain loop.
-//
-//go:noinline
+func parFor(n int, f func(int)) { par.For(n, f) }
+
+// loopCalls calls f(i) for i in [0, n).
 func loopCalls(n int, f func(int)) {
 	for i := range n {
 		f(i)
