@@ -4,14 +4,18 @@
 // par.Invoke, par.Both, par.BothOf), to the user's functions that pass their
 // argument on to one of them, and in goroutines started once per loop
 // iteration (go statements, sync.WaitGroup.Go and errgroup.Group.Go in a
-// loop) or parallel subtests started per loop iteration (t.Run with a
-// literal that calls t.Parallel(); the statements after that call). Below
+// loop, with a literal or a function value declared before the loop),
+// parallel subtests started per loop iteration (t.Run with a literal that
+// calls t.Parallel(); the statements after that call), and bodies passed
+// to testing.B.RunParallel. Below
 // Go 1.22 a loop's header variables are shared by its iterations, so an
 // index taken from them in such a goroutine is not per iteration.
 //
 // A write races when it assigns (=, op=, ++, --) a captured variable, appends
-// to a captured slice, writes or deletes in a captured map, or writes through
-// a captured pointer, an element or a field of captured storage, and the
+// to a captured slice, writes or deletes in a captured map, writes through
+// a captured pointer, an element or a field of captured storage, or calls a
+// method that changes a standard value not safe for concurrent use
+// (bytes.Buffer, strings.Builder, rand.Rand, ...) on one, and the
 // written location does not depend on the body's own index (out[i] with i
 // the index parameter of par.For's body, or out[j] with lo <= j < hi in a
 // range body, is fine) and no sync.Mutex or sync.RWMutex is held around it in
