@@ -8,6 +8,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -139,6 +140,9 @@ func BenchmarkFewItems(b *testing.B) {
 					// c is what an item asks for; the bound uses what one
 					// costs run alone here, if more (a 1 ms sleep takes
 					// 1.05-1.1 ms on this machine, whoever runs it).
+					if !pc.sleep {
+						warmCPUs(30 * time.Millisecond)
+					}
 					item := max(c, itemCost(func() { work(0) }))
 					bound := time.Duration((n+pc.workers-1)/pc.workers) * item
 					for _, impl := range fewImpls {
@@ -168,6 +172,21 @@ func BenchmarkFewItems(b *testing.B) {
 			}
 		}
 	}
+}
+
+// warmCPUs keeps every P busy for d. After the CPUs have been idle (the
+// cases with sleeping bodies), this VM's second vCPU runs slowly, or not
+// at all, for a while: For(8) of 1 ms spinning items on 2 workers took
+// 6.6-7.9 ms after 50 ms of idleness, one item stretching from 1 to 4.4 ms
+// of wall time with no other goroutine to run, and 4.1 ms once both CPUs
+// had spun for 20 ms first (5 ms was not enough). Without it, whichever
+// implementation runs first in a CPU-bound case pays for that.
+func warmCPUs(d time.Duration) {
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() { spinFor(d) })
+	}
+	wg.Wait()
 }
 
 // itemCost is the median time of 9 runs of f on the calling goroutine.

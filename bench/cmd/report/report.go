@@ -146,6 +146,9 @@ func writeHeader(b *strings.Builder, md meta, raw string) {
 	t.add("date", md["date"])
 	t.add("library measured", md["commit"])
 	t.add("run time", md["elapsed"])
+	if r := md["rerun"]; r != "" {
+		t.add("phases run again", r)
+	}
 	b.WriteString(t.String() + "\n")
 	b.WriteString("Phases (raw output in `raw/`, one file per phase):\n\n")
 	for i := 0; ; i++ {
