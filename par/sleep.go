@@ -45,9 +45,10 @@ package par
 // Spinning is bounded in time (spinRounds scans) and in number (at most
 // half the active workers, at least one), because spinning workers hold
 // Ps: they delay timers, the GC and the caller's goroutine. A spinner
-// pauses with the PAUSE instruction between rounds, never runtime.Gosched,
+// pauses with the PAUSE instruction between rounds, not runtime.Gosched,
 // which costs 15 to 22 µs in a goroutine locked to its thread (a pinned
-// worker).
+// worker); the one exception follows. And nobody spins while the Ps are
+// saturated (saturation.go).
 //
 // Spinning in a pool wider than GOMAXPROCS (Workers(8) on 2 CPUs, for
 // bodies that sleep or wait): its workers wake from timers and the network
