@@ -68,5 +68,10 @@ func saturated(now int64, procs int) bool {
 // offering work or spinning because the Ps are saturated: only for pools no
 // wider than GOMAXPROCS (see above).
 func (l *layout) busyElsewhere(now int64) bool {
-	return l.active <= l.procs && saturated(now, l.procs)
+	return !l.wide() && saturated(now, l.procs)
 }
+
+// wide reports whether the pool has more workers than GOMAXPROCS (a pool
+// for bodies that block): such a pool ignores saturation, and its unlocked
+// spinners yield (sleep.go).
+func (l *layout) wide() bool { return l.active > l.procs }

@@ -334,8 +334,9 @@ func (pc *pacer) costMt() int64 {
 }
 
 // worthSplitting reports whether a piece with the iterations [cur, hi)
-// left, running on s, should split now.
-func (c *loopCore) worthSplitting(s *slot, cur, hi int64, pc *pacer) bool {
+// left, running on s, should split now; now is the tick at which its last
+// grain ended.
+func (c *loopCore) worthSplitting(s *slot, cur, hi int64, pc *pacer, now int64) bool {
 	if hi-cur < 2 || s.dq == nil || s.dq.Len() != 0 {
 		return false
 	}
@@ -354,7 +355,7 @@ func (c *loopCore) worthSplitting(s *slot, cur, hi int64, pc *pacer) bool {
 	}
 	// Goroutines waiting for a P: the same, seen by the Go scheduler
 	// (saturation.go).
-	if l.busyElsewhere(cputicks()) {
+	if l.busyElsewhere(now) {
 		return false
 	}
 	st := &c.pool.sleep
@@ -410,7 +411,7 @@ func (c *loopCore) wait(s *slot) {
 func (c *loopCore) afterGrain(s *slot, t *task, pc *pacer, frame pieceRunner, newJoin func(*slot) *join, cur, iters, t0 int64) int64 {
 	t1 := cputicks()
 	c.adapt(pc, max(iters, 1), t1-t0)
-	if c.worthSplitting(s, cur, int64(t.hi), pc) {
+	if c.worthSplitting(s, cur, int64(t.hi), pc, t1) {
 		c.publish(pc)
 		c.split(s, t, frame, newJoin(s), int(cur))
 	}

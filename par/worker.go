@@ -48,7 +48,7 @@ func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
 	spinning := !p.exp.noBackoff && !l.busyElsewhere(cputicks()) && p.tryStartSpinning(l)
-	yield := !s.locked && l.active > l.procs
+	yield := !s.locked && l.wide()
 	for {
 		if spinning {
 			if t := s.spin(yield); t != nil {
