@@ -283,3 +283,15 @@ func checkOnce(t testing.TB, what string, counts []atomic.Int32) {
 		t.Errorf("%s: ... %d indices in all ran a wrong number of times", what, bad)
 	}
 }
+
+// atLeastTwoPs raises GOMAXPROCS to 2 for the rest of the test if it is 1
+// (go test -cpu 1): a test that asserts a worker ran some body needs a P
+// for the worker while the caller runs, which one P gives it only when the
+// caller happens to be preempted, and then the caller's pieces may not split
+// at all, the scheduler having a goroutine waiting for the P (saturation.go).
+func atLeastTwoPs(t testing.TB) {
+	if prev := runtime.GOMAXPROCS(0); prev < 2 {
+		runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	}
+}

@@ -241,6 +241,7 @@ func TestCrossPoolNesting(t *testing.T) {
 // can deadlock a pool used for isolation).
 // Not parallel: it reads the default pool's counters.
 func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
+	atLeastTwoPs(t)
 	p := newPool(t, par.Workers(2))
 	if w := p.Workers(); w != 2 {
 		t.Fatalf("NewPool(Workers(2)).Workers() = %d", w)

@@ -258,6 +258,7 @@ func TestClosedPoolRunsOnCaller(t *testing.T) {
 // run on at most Workers()+1 goroutines (the workers and the caller).
 // Not parallel: it needs the CPUs to itself to expect the workers to join in.
 func TestWorkersTakePart(t *testing.T) {
+	atLeastTwoPs(t)
 	p := newPool(t, par.Workers(2))
 	if w := p.Workers(); w != 2 {
 		t.Fatalf("NewPool(Workers(2)).Workers() = %d", w)
