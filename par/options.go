@@ -234,6 +234,7 @@ func OnMachine(m *Machine) PoolOption {
 //	victims=nearest|random|longest   the order in which idle workers steal (default nearest)
 //	backoff=on|off                   spin before parking (default on)
 //	threads=locked|unlocked          unpinned workers lock their threads (default unlocked)
+//	spinners=half|all                how many idle workers may spin at once (default half)
 //
 // An unknown setting panics at the pool's start, so a typo cannot pass for
 // a measurement.
@@ -257,6 +258,7 @@ type experiment struct {
 	victims   victimPolicy
 	noBackoff bool
 	locked    bool // threads=locked: unpinned workers lock their threads too
+	allSpin   bool // spinners=all: every idle worker may spin, not half
 }
 
 // experiments reads PARLOOP_EXPERIMENT.
@@ -289,8 +291,12 @@ func parseExperiment(s string) (experiment, error) {
 			e.locked = true
 		case "threads=unlocked":
 			e.locked = false
+		case "spinners=half":
+			e.allSpin = false
+		case "spinners=all":
+			e.allSpin = true
 		default:
-			return e, fmt.Errorf("par: PARLOOP_EXPERIMENT: unknown setting %q (want victims=nearest|random|longest, backoff=on|off or threads=locked|unlocked)", kv)
+			return e, fmt.Errorf("par: PARLOOP_EXPERIMENT: unknown setting %q (want victims=nearest|random|longest, backoff=on|off, threads=locked|unlocked or spinners=half|all)", kv)
 		}
 	}
 	return e, nil
