@@ -33,7 +33,11 @@ package par
 // or parks with the re-check above. So a task pushed while nSpinning > 0 is
 // seen by someone. A woken worker is counted as spinning by its waker, which
 // is what keeps a burst of pushes from waking a herd: one worker wakes, and
-// the next one only when that one has found work.
+// the next one only when that one has found work. The exception is work
+// known to feed several workers at once, pushed as that many tasks: few
+// expensive items, and a split for several idle workers (split.go); then
+// wakeMany wakes as many sleepers as there are tasks, each counted as
+// spinning as above.
 //
 // Stale tokens: a token can outlive its reason (a join signal that arrives
 // after its waiter saw the flag, a wake-up racing a worker that found work
@@ -116,7 +120,8 @@ func (p *Pool) someoneIdle(s *slot) bool {
 
 // wakeMany wakes up to k sleepers at once, whether or not somebody spins:
 // for work known to feed k workers at once (few expensive items split
-// down to single items, split.go), where waking them one after another,
+// down to single items, a split into k+1 parts for k idle workers,
+// split.go), where waking them one after another,
 // each woken worker waking the next, would start the last one 7 wake-up
 // latencies late on 8 workers. Each woken worker is counted as spinning,
 // as in wakeOne.
@@ -126,19 +131,25 @@ func (p *Pool) wakeMany(k int) {
 		return
 	}
 	var woken [8]*slot
-	st.mu.Lock()
-	n := min(k, len(st.sleepers), len(woken))
-	for i := range n {
-		last := len(st.sleepers) - 1
-		woken[i] = st.sleepers[last]
-		st.sleepers[last] = nil
-		st.sleepers = st.sleepers[:last]
-	}
-	st.nSleepers.Store(int32(len(st.sleepers)))
-	st.nSpinning.Add(int32(n))
-	st.mu.Unlock()
-	for _, s := range woken[:n] {
-		s.signal()
+	for k > 0 {
+		st.mu.Lock()
+		n := min(k, len(st.sleepers), len(woken))
+		for i := range n {
+			last := len(st.sleepers) - 1
+			woken[i] = st.sleepers[last]
+			st.sleepers[last] = nil
+			st.sleepers = st.sleepers[:last]
+		}
+		st.nSleepers.Store(int32(len(st.sleepers)))
+		st.nSpinning.Add(int32(n))
+		st.mu.Unlock()
+		for _, s := range woken[:n] {
+			s.signal()
+		}
+		if n < len(woken) {
+			return
+		}
+		k -= n
 	}
 }
 
@@ -149,6 +160,9 @@ func (p *Pool) wakeMany(k int) {
 // for a CPU and its sleeping bodies' timers wait for a P.
 func (p *Pool) tryStartSpinning(l *layout) bool {
 	limit := int32(max(1, min(l.active, l.procs)/2))
+	if p.exp.allSpin {
+		limit = int32(max(1, min(l.active, l.procs)))
+	}
 	for {
 		n := p.sleep.nSpinning.Load()
 		if n >= limit {

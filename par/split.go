@@ -9,6 +9,19 @@ package par
 // Binary Splitting", PPoPP 2010). Splitting thus happens only when and where
 // some worker could take the other half.
 //
+// Splitting for several idle workers at once. When k > 1 workers are idle
+// (sleeping or spinning) at a split, the rest is cut into k+1 equal parts
+// (in weight, for a weighted call), k of them pushed, and the sleepers among
+// the k woken together (offerParts). A binary split feeds one of them per
+// grain of the owner, and each thief must run a grain of its half before it
+// can split that again: at 16 workers the tail of the mandelbrot loop, whose
+// middle rows take about 2 ms each, handed a 15-row piece out over 12 ms
+// with 2 to 8 of the 16 workers running, and a call's start woke its
+// workers one after another, each woken worker waking the next (1.1 ms for
+// 15). Each part must still be worth a split (splitWakeNs, as if a sleeper
+// had to be woken for it), so a short rest is cut into fewer parts. With one
+// idle worker, the case on two CPUs, this is the binary split.
+//
 // The grain adapts to the measured cost of an iteration: every grain is
 // timed with the cycle counter (ticks.go), and the next one is sized to
 // take about grainTargetNs (growing at most 64-fold per step). The cost of
@@ -413,16 +426,60 @@ func (c *loopCore) afterGrain(s *slot, t *task, pc *pacer, frame pieceRunner, ne
 	c.adapt(pc, max(iters, 1), t1-t0)
 	if c.worthSplitting(s, cur, int64(t.hi), pc, t1) {
 		c.publish(pc)
-		c.split(s, t, frame, newJoin(s), int(cur))
+		if k := c.idleTakers(cur, int64(t.hi), pc); k > 1 {
+			c.offerParts(s, t, frame, newJoin, int(cur), k)
+		} else {
+			c.split(s, t, frame, newJoin(s), int(cur))
+		}
 	}
 	return t1
+}
+
+// maxParts bounds the pieces one split offers.
+const maxParts = 64
+
+// idleTakers is how many pieces a split of [cur, hi) should offer: one per
+// idle worker (sleeping or spinning), at most one per item beyond the first
+// and maxParts, and no more than leave each part worth splitWakeNs. It is 1
+// (a binary split) when at most one worker is idle. The sleepers counted
+// include callers waiting for their own calls (helpUntil), which cannot take
+// this call's pieces, so the count is capped at the pool's workers.
+func (c *loopCore) idleTakers(cur, hi int64, pc *pacer) int {
+	st := &c.pool.sleep
+	k := int(st.nSleepers.Load() + st.nSpinning.Load())
+	k = min(k, c.pool.layout.Load().active, int(min(hi-cur-1, maxParts)))
+	if k <= 1 {
+		return 1
+	}
+	rem, worth := c.units(cur, hi), thresholds.Load().splitWake
+	for k > 1 && !pc.costAtLeast(rem/int64(k+1), worth) {
+		k /= 2
+	}
+	return max(k, 1)
+}
+
+// offerParts cuts the rest of t, [cur, t.hi), into k+1 parts of equal
+// weight, pushes the upper k, and wakes as many sleepers as the workers
+// already spinning and the pushes' own notify leave short (see "Splitting
+// for several idle workers at once" above). Each part is the upper
+// 1/parts of what is left, so the parts come out equal.
+func (c *loopCore) offerParts(s *slot, t *task, frame pieceRunner, newJoin func(*slot) *join, cur, k int) {
+	for parts := k + 1; parts >= 2 && t.hi-cur >= 2; parts-- {
+		c.splitAt(s, t, frame, newJoin(s), c.cut(cur, t.hi, parts))
+	}
+	c.pool.wakeMany(k - int(c.pool.sleep.nSpinning.Load()))
 }
 
 // split gives the upper half of t's remaining range [cur, t.hi) to a new
 // task and makes t the lower half. Both become the children of j, which
 // takes t's place under t's parent.
 func (c *loopCore) split(s *slot, t *task, frame pieceRunner, j *join, cur int) {
-	mid := c.midpoint(cur, t.hi)
+	c.splitAt(s, t, frame, j, c.midpoint(cur, t.hi))
+}
+
+// splitAt gives [mid, t.hi) to a new task and makes t end at mid, as split
+// does; cur < mid < t.hi.
+func (c *loopCore) splitAt(s *slot, t *task, frame pieceRunner, j *join, mid int) {
 	j.pending.Store(2)
 	j.parent, j.side = t.parent, t.side
 	r := s.newTask()

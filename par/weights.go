@@ -119,6 +119,21 @@ func (c *loopCore) midpoint(cur, hi int) int {
 	return min(max(m, cur+1), hi-1)
 }
 
+// cut returns where the upper 1/parts of [cur, hi) begins (in weight, for
+// a weighted call): the boundary of the next part a split for several idle
+// workers offers (offerParts). parts 2 is midpoint; hi-cur >= parts >= 2.
+func (c *loopCore) cut(cur, hi, parts int) int {
+	if parts == 2 {
+		return c.midpoint(cur, hi)
+	}
+	if c.prefix == nil || c.prefix[hi] == c.prefix[cur] {
+		return hi - max(1, (hi-cur)/parts)
+	}
+	from := c.prefix[hi] - (c.prefix[hi]-c.prefix[cur])/int64(parts)
+	m := cur + 1 + sort.Search(hi-cur-1, func(k int) bool { return c.prefix[cur+1+k] >= from })
+	return min(max(m, cur+1), hi-1)
+}
+
 // capWeightedGrain bounds a weighted grain [cur, end) to at most twice the
 // items of the piece's previous grain (*last, 0 before the first: one
 // item), and records its count. A grain sized in weight runs whole, so

@@ -1,0 +1,113 @@
+package par
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Catches: a split for several idle workers whose parts are unequal (by
+// count, or by weight for a weighted call), empty, or out of the range.
+func TestCutMakesEqualParts(t *testing.T) {
+	// Unweighted: cutting the upper 1/parts off, then 1/(parts-1) of what is
+	// left, and so on, gives parts that differ by at most one index.
+	for n := 2; n <= 200; n++ {
+		for k := 2; k <= min(n, 20); k++ {
+			c := &loopCore{}
+			var sizes []int
+			cur, hi := 0, n
+			for parts := k; parts >= 2; parts-- {
+				at := c.cut(cur, hi, parts)
+				if at <= cur || at >= hi {
+					t.Fatalf("cut(%d, %d, %d) = %d: an empty part", cur, hi, parts, at)
+				}
+				sizes = append(sizes, hi-at)
+				hi = at
+			}
+			sizes = append(sizes, hi-cur)
+			lo, up := sizes[0], sizes[0]
+			for _, s := range sizes {
+				lo, up = min(lo, s), max(up, s)
+			}
+			if up-lo > 1 && k > 2 {
+				t.Fatalf("[0,%d) in %d parts: sizes %v", n, k, sizes)
+			}
+		}
+	}
+	// Weighted: each part's weight is within one item's weight of an equal
+	// share.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		n := 3 + rng.IntN(200)
+		w := make([]int64, n)
+		var maxW int64
+		for i := range w {
+			w[i] = 1 + rng.Int64N(1000)
+			maxW = max(maxW, w[i])
+		}
+		c := &loopCore{prefix: Weighted(w).weights.prefix}
+		k := 3 + rng.IntN(min(n-2, 14))
+		share := c.units(0, int64(n)) / int64(k)
+		cur, hi := 0, n
+		for parts := k; parts >= 2 && hi-cur >= 2; parts-- {
+			at := c.cut(cur, hi, parts)
+			if at <= cur || at >= hi {
+				t.Fatalf("weighted cut(%d, %d, %d) = %d: an empty part", cur, hi, parts, at)
+			}
+			if got := c.units(int64(at), int64(hi)); got > share+2*maxW || got+2*maxW < share {
+				t.Fatalf("weighted: part [%d,%d) weighs %d, an equal share is %d (items up to %d)", at, hi, got, share, maxW)
+			}
+			hi = at
+		}
+	}
+}
+
+// Catches: a split that feeds only one of several sleeping workers (a
+// binary split), so that the others start one grain of a thief later each:
+// with k workers asleep, the first split of a call must offer k equal
+// parts, whose first items are the first each worker runs.
+func TestOneSplitFeedsEverySleepingWorker(t *testing.T) {
+	const workers, n = 4, 41
+	for attempt := 0; ; attempt++ {
+		p := NewPool(Workers(workers + 1))                              // workers threads and the caller
+		For(workers, func(int) { time.Sleep(time.Millisecond) }, On(p)) // start the workers
+		// Wait until every worker sleeps.
+		for deadline := time.Now().Add(5 * time.Second); p.sleep.nSleepers.Load() < workers; {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d workers asleep after 5s", p.sleep.nSleepers.Load(), workers)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		caller := goroutineKey()
+		var mu sync.Mutex
+		first := map[uintptr]int{} // goroutine -> first index it ran
+		For(n, func(i int) {
+			time.Sleep(time.Millisecond) // a cost the first grain measures, well over a split's worth
+			g := goroutineKey()
+			mu.Lock()
+			if _, ok := first[g]; !ok && g != caller {
+				first[g] = i
+			}
+			mu.Unlock()
+		}, On(p))
+		p.Close()
+		// After the owner's first item, [1, 41) in 5 parts: the upper 4 start
+		// at 9, 17, 25 and 33 (cut). A binary split would offer 21 first.
+		want := map[int]bool{9: true, 17: true, 25: true, 33: true}
+		got := 0
+		for _, i := range first {
+			if want[i] {
+				got++
+			}
+		}
+		if got == workers {
+			return
+		}
+		// A worker that a timer or the Go scheduler held back may find the
+		// parts taken and steal elsewhere; that is rare, so a few attempts.
+		if attempt == 4 {
+			t.Fatalf("first indices run by the workers: %v; want each of 9, 17, 25, 33", first)
+		}
+	}
+}
