@@ -98,6 +98,9 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 		return err
 	}
 	writeReduceRepro(&b, cfg.Raw)
+	if err := writeScaling(&b, cfg.Raw, cfg.Out); err != nil {
+		return err
+	}
 	if err := writeExperiments(&b, sets["main"], sets["exp"], cfg.Out, contentionWarning(cfg.Raw, "exp")); err != nil {
 		return err
 	}

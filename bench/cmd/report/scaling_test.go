@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Catches: the A/B and experiment tables of the lent machine's run pairing
+// a version with the wrong baseline (another GOMAXPROCS, or the first
+// label of the file instead of the first of its P), or losing a label.
+func TestScalingSectionsPairByP(t *testing.T) {
+	dir := t.TempDir()
+	line := func(name string, p, ns int) string {
+		suffix := ""
+		if p > 1 {
+			suffix = "-" + strconv.Itoa(p)
+		}
+		return "Benchmark" + name + suffix + " \t 5 \t " + strconv.Itoa(ns) + " ns/op\n"
+	}
+	ab := "=== old P=16 round 1\n" + line("Mandelbrot/peer=par.For", 16, 100) +
+		"=== new P=16 round 1\n" + line("Mandelbrot/peer=par.For", 16, 90) +
+		"=== old P=8 round 1\n" + line("Mandelbrot/peer=par.For", 8, 200) +
+		"=== new P=8 round 1\n" + line("Mandelbrot/peer=par.For", 8, 220)
+	if err := os.WriteFile(filepath.Join(dir, "ab.txt"), []byte(ab), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeScalingSections(&b, dir, "ab.txt", "", "A/B")
+	out := b.String()
+	for _, want := range []string{"| benchmark | old P=16 | new P=16 | old P=8 | new P=8 |", "(0.90×)", "(1.10×)", "ratio to the first column of the same P"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("A/B table lacks %q:\n%s", want, out)
+		}
+	}
+	exp := "=== experiment default round 1\n" + line("Skewed/peer=par.For", 16, 100) +
+		"=== experiment spinners=all round 1\n" + line("Skewed/peer=par.For", 16, 120)
+	if err := os.WriteFile(filepath.Join(dir, "exp.txt"), []byte(exp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	writeScalingSections(&b, dir, "exp.txt", "experiment", "Policies")
+	if out := b.String(); !strings.Contains(out, "| default | spinners=all |") || !strings.Contains(out, "(1.20×)") {
+		t.Errorf("experiment table:\n%s", out)
+	}
+}
