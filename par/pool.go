@@ -149,8 +149,10 @@ func (p *Pool) ensureStarted() {
 // maybeResize follows GOMAXPROCS. GOMAXPROCS(0) takes the scheduler's lock,
 // so it is read at most once per resizeEvery, and only from slow paths: a
 // wake-up, a split, and every resizeCheckCalls-th call on a guest seat.
-func (p *Pool) maybeResize() {
-	now := cputicks()
+func (p *Pool) maybeResize() { p.maybeResizeAt(cputicks()) }
+
+// maybeResizeAt is maybeResize for a caller that has just read the clock.
+func (p *Pool) maybeResizeAt(now int64) {
 	last := p.lastResize.Load()
 	if now-last < nsToTicks(resizeEvery) || !p.lastResize.CompareAndSwap(last, now) {
 		return

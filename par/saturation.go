@@ -13,9 +13,15 @@ package par
 // process's CPU and ForRange used 1.23x the CPU of the sequential loops.
 //
 // The answer comes from runtime/metrics (/sched/goroutines/runnable), which
-// takes the scheduler's lock and costs about 0.4 µs, so it is read at most
-// once per saturationEvery (100 µs), by whoever asks first after that, and
-// the answer is reused in between: at most 0.4% of one CPU.
+// takes the scheduler's lock and costs about 0.4 µs on a worker, so it is
+// read at most once per period, by whoever asks first after that, and the
+// answer is reused in between. The period is saturationEvery (100 µs), or 50
+// times what the last read cost if that is more, up to saturationMaxEvery
+// (5 ms): reads cost at most 2% of one CPU. A read can cost far more than
+// 0.4 µs: metrics.Read needs a deep stack, and on a new goroutine with a
+// small one (64 callers, each a fresh goroutine) it first grows and copies
+// that stack; with the scheduler's lock contended by goroutines starting and
+// ending, reads took 5.9 µs on average there, 3% of the benchmark's CPU.
 //
 // Ordering: the answer is a hint. A reader may pair a new read time with the
 // previous answer, or act on an answer up to 100 µs old; the cost is one
@@ -34,10 +40,15 @@ import (
 	"sync/atomic"
 )
 
-const saturationEvery = 100_000 // ns between reads of the metric
+const (
+	saturationEvery    = 100_000   // ns between reads of the metric, at least
+	saturationMaxEvery = 5_000_000 // ns between reads, at most
+	saturationCostX    = 50        // the period is at least this many times a read's cost
+)
 
 var saturation struct {
 	at     atomic.Int64 // cputicks of the last read (0: never)
+	every  atomic.Int64 // ticks between reads (0: saturationEvery)
 	yes    atomic.Bool  // the last answer
 	mu     sync.Mutex   // guards sample during a read
 	sample [1]metrics.Sample
@@ -51,8 +62,11 @@ func init() {
 // at the last read, reading again first if that read is older than
 // saturationEvery. now is the caller's cputicks.
 func saturated(now int64, procs int) bool {
-	at := saturation.at.Load()
-	if now-at < nsToTicks(saturationEvery) || !saturation.at.CompareAndSwap(at, now) {
+	at, every := saturation.at.Load(), saturation.every.Load()
+	if every == 0 {
+		every = nsToTicks(saturationEvery)
+	}
+	if now-at < every || !saturation.at.CompareAndSwap(at, now) {
 		return saturation.yes.Load()
 	}
 	saturation.mu.Lock()
@@ -61,6 +75,8 @@ func saturated(now int64, procs int) bool {
 	yes := s.Value.Kind() == metrics.KindUint64 && s.Value.Uint64() > uint64(procs)
 	saturation.mu.Unlock()
 	saturation.yes.Store(yes)
+	cost := cputicks() - now
+	saturation.every.Store(min(max(saturationCostX*cost, nsToTicks(saturationEvery)), nsToTicks(saturationMaxEvery)))
 	return yes
 }
 

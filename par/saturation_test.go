@@ -43,8 +43,9 @@ func TestNoSplitsWhilePsAreSaturated(t *testing.T) {
 			}
 		})
 	}
-	// The last answer, from the warm-up call, stands for 100 µs.
-	time.Sleep(2 * time.Millisecond)
+	// The last answer, from the warm-up call, stands for 100 µs to 5 ms
+	// (50 times what the read cost, saturation.go).
+	time.Sleep(6 * time.Millisecond)
 	before := splits(p)
 	for range 3 {
 		call()
