@@ -23,8 +23,9 @@ package par
 // that stack; with the scheduler's lock contended by goroutines starting and
 // ending, reads took 5.9 µs on average there, 3% of the benchmark's CPU.
 //
-// Ordering: the answer is a hint. A reader may pair a new read time with the
-// previous answer, or act on an answer up to 100 µs old; the cost is one
+// Ordering: the answer is a hint, and so is the period. A reader may pair a
+// new read time with the previous answer or period, or act on an answer up
+// to one period (5 ms at most) old; the cost is one
 // split or one spin made or skipped that the fresh answer would have
 // decided otherwise, never a lost wake-up or a wrong result: a worker that
 // parks instead of spinning still goes through the sleep protocol's
