@@ -76,11 +76,15 @@ func writeScaling(b *strings.Builder, raw, out string) error {
 	rel, _ := filepath.Rel(filepath.Dir(raw), dir)
 	date, model, cpus, topo := machineLines(dir)
 	fmt.Fprintf(b, "## Beyond two cores: %d workers\n\n", maxp)
+	library := "built here"
+	if l, err := os.ReadFile(filepath.Join(dir, "library.txt")); err == nil {
+		library = strings.TrimSpace(string(l))
+	}
 	fmt.Fprintf(b, "A machine with more cores was lent for a few minutes; `%s/run.sh` ran there in one call, with the "+
-		"bench binary and examples built here at the same commit (raw outputs beside it). Machine: %s, %s CPUs (`lscpu`); "+
+		"bench binary and examples built here (raw outputs beside it). Library measured: %s Machine: %s, %s CPUs (`lscpu`); "+
 		"`examples/topology`: %s. Started %s. The machine is a shared VM too: `seq` varied by up to 15%% between "+
 		"processes, so differences under about 10%% are noise. Medians of %s samples; the speedup is over `seq` "+
-		"at the same GOMAXPROCS.\n\n", rel, model, cpus, "`"+topo+"`", date, sampleCounts(s))
+		"at the same GOMAXPROCS.\n\n", rel, library, model, cpus, "`"+topo+"`", date, sampleCounts(s))
 	procs := s.Procs()
 	head := []string{"workload"}
 	for _, p := range procs {
