@@ -92,6 +92,12 @@ type leaf struct{ run func(lo, hi int) }
 // to sink, until the run stops. sink must not keep the slice.
 func (p *Pipe[T]) leaf(st *state, sink func([]T)) *leaf {
 	chunk := p.chunk(st)
+	return stepLeaf(st, func(lo, hi int) { sink(chunk(lo, hi)) })
+}
+
+// stepLeaf returns a leaf whose run(lo, hi) calls step on [lo, hi) chunkLen
+// indices at a time, until the run stops.
+func stepLeaf(st *state, step func(lo, hi int)) *leaf {
 	done := st.ctx.Done()
 	return &leaf{func(lo, hi int) {
 		for lo < hi && !st.stopped() {
@@ -105,7 +111,7 @@ func (p *Pipe[T]) leaf(st *state, sink func([]T)) *leaf {
 			default:
 			}
 			end := min(hi, lo+chunkLen)
-			sink(chunk(lo, end))
+			step(lo, end)
 			lo = end
 		}
 	}}
@@ -242,24 +248,15 @@ func (p Pipe[T]) reduceChunks(identity T, combine func(a, b T) T) (acc T, err er
 		}
 	}()
 	type reduceAcc struct {
-		a   T
-		red func(lo, hi int, acc T, combine func(a, b T) T) T
+		a    T
+		leaf *leaf
 	}
-	done := st.ctx.Done()
 	w := par.Fold(p.n, func() *reduceAcc {
-		return &reduceAcc{a: identity, red: p.reduce(st)}
+		ra, red := &reduceAcc{a: identity}, p.reduce(st)
+		ra.leaf = stepLeaf(st, func(lo, hi int) { ra.a = red(lo, hi, ra.a, combine) })
+		return ra
 	}, func(acc **reduceAcc, lo, hi int) {
-		ra := *acc
-		for lo < hi && !st.stopped() {
-			select { // as in leaf
-			case <-done:
-				return
-			default:
-			}
-			end := min(hi, lo+chunkLen)
-			ra.a = ra.red(lo, end, ra.a, combine)
-			lo = end
-		}
+		(*acc).leaf.run(lo, hi)
 	}, func(x, y *reduceAcc) *reduceAcc {
 		x.a = combine(x.a, y.a)
 		return x
