@@ -46,7 +46,7 @@ func TestWriteIter(t *testing.T) {
 	}
 	s := NewSet(rs)
 	var b strings.Builder
-	writeIter(&b, s, s, s, false, "")
+	writeIter(&b, s, s, s, s, false, "")
 	out := b.String()
 	for _, want := range []string{
 		"| ordered Map over an `iter.Seq` of 1M items, 1 µs body: `iter` against `seq` | 2 | ≥ 1.80× faster | 1.92× faster |",
@@ -69,7 +69,7 @@ func TestWriteIter(t *testing.T) {
 		}
 	}
 	var empty strings.Builder
-	writeIter(&empty, NewSet(nil), NewSet(nil), NewSet(nil), true, "")
+	writeIter(&empty, NewSet(nil), NewSet(nil), NewSet(nil), NewSet(nil), true, "")
 	if empty.Len() != 0 {
 		t.Errorf("a section with no numbers:\n%s", empty.String())
 	}

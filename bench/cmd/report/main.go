@@ -62,6 +62,20 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 		},
 	}
 	if maxp >= 2 {
+		// The goals that the main suite's three rounds of one op each
+		// judge by a coin toss (ops of 30-170 ms whose ratios move by 10%
+		// between rounds): the tree walks and Filter+Map+Reduce over a
+		// slice, at 2 workers, in ten rounds of three ops each.
+		treeTime := "3x"
+		if quick {
+			treeTime = "1x"
+		}
+		ps = append(ps, Phase{
+			Name:    "paired",
+			Benches: []string{"UTS", "UTSAlloc", "IterSlice"},
+			CPU:     []int{2}, Rounds: goalCount, Benchtime: treeTime, Short: quick,
+			Benchstat: []BenchstatView{{Title: "tree walks and Filter+Map+Reduce at 2 workers, ten rounds (-col /peer, /impl)"}},
+		})
 		ps = append(ps, Phase{
 			Name:    "goals2",
 			Benches: []string{"Goal_Uniform", "Goal_Mandelbrot", "Goal_Pinning"},

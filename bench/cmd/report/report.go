@@ -88,10 +88,10 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 	var b strings.Builder
 	writeHeader(&b, md, cfg.Raw)
 	writeGoals(&b, sets["goals"], sets["goals2"], contentionWarning(cfg.Raw, "goals", "goals2"))
-	writeRows(&b, sets["main"], sets["rows"], sets["few"], sets["blocking"], contentionWarning(cfg.Raw, "rows", "few", "blocking"))
+	writeRows(&b, pairedOr(sets["paired"], sets["main"], "UTS/peer=seq"), sets["rows"], sets["few"], sets["blocking"], contentionWarning(cfg.Raw, "rows", "few", "blocking", "paired"))
 	writeWeighted(&b, sets["weighted"], sets["trace"], contentionWarning(cfg.Raw, "weighted", "trace"))
 	writeTFIDF(&b, cfg.Raw, md["quick"] == "true")
-	writeIter(&b, sets["iter"], sets["iter2"], sets["iterstream"], md["quick"] == "true", contentionWarning(cfg.Raw, "iter", "iter2", "iterstream"))
+	writeIter(&b, sets["iter"], sets["iter2"], sets["iterstream"], sets["paired"], md["quick"] == "true", contentionWarning(cfg.Raw, "iter", "iter2", "iterstream", "paired"))
 	b.WriteString(contentionWarning(cfg.Raw, "main"))
 	plots, err := writeSummary(&b, sets["main"], cfg.Out)
 	if err != nil {
@@ -112,7 +112,7 @@ func writeReport(cfg Config, cmdline string, elapsed time.Duration, fromRaw bool
 }
 
 // phaseNames are the phases whose raw outputs the report reads.
-var phaseNames = []string{"main", "goals", "goals2", "exp", "rows", "few", "blocking", "weighted", "trace", "iter", "iter2", "iterstream"}
+var phaseNames = []string{"main", "goals", "goals2", "paired", "exp", "rows", "few", "blocking", "weighted", "trace", "iter", "iter2", "iterstream"}
 
 // placeholder tells whether the library the benchmarks compile against
 // (wherever the replace directive, or a -modfile in GOFLAGS, points) still

@@ -12,7 +12,8 @@ import (
 
 // The rows of BenchmarkFewItems, BenchmarkBlocking, BenchmarkLabels,
 // BenchmarkNestedSmall (phases few, blocking, rows) and the goal of
-// BenchmarkUTS and BenchmarkUTSAlloc (main phase): a goal table in the
+// BenchmarkUTS and BenchmarkUTSAlloc (phase paired; the main phase's rounds
+// in runs that predate it): a goal table in the
 // format of the main one, then a table for each of the first two.
 
 // fewBound is ceil(n/P)·c in ns for a FewItems name
@@ -37,7 +38,7 @@ func fewBound(s *Set, name string, procs int) (float64, bool) {
 // fewGoal is the issue's bound for few items: ceil(n/P)·c + 10% + 100 µs.
 func fewGoal(bound float64) float64 { return 1.1*bound + 100e3 }
 
-func evalRows(main, rows, few, blocking *Set) []GoalRow {
+func evalRows(trees, rows, few, blocking *Set) []GoalRow {
 	var out []GoalRow
 	add := func(r GoalRow) { out = append(out, r) }
 
@@ -168,14 +169,14 @@ func evalRows(main, rows, few, blocking *Set) []GoalRow {
 	}
 
 	// The unbalanced tree at 2 workers.
-	if main.Has("UTS/peer=seq", 2) {
+	if trees.Has("UTS/peer=seq", 2) {
 		for _, top := range []string{"UTS", "UTSAlloc"} {
 			what := "unbalanced tree (UTS-like, nested loops over every node's children)"
 			if top == "UTSAlloc" {
 				what = "unbalanced tree, a heap-allocated struct per node"
 			}
 			for _, peer := range []string{"par.For", "par.ReduceRange", "par.BothOf", "wg-cutoff"} {
-				r := main.PairedRatios(top+"/peer=seq", top+"/peer="+peer, 2, "ns/op")
+				r := trees.PairedRatios(top+"/peer=seq", top+"/peer="+peer, 2, "ns/op")
 				if len(r) == 0 {
 					continue
 				}
@@ -187,9 +188,9 @@ func evalRows(main, rows, few, blocking *Set) []GoalRow {
 				}
 				add(row)
 			}
-			if r := main.PairedRatios(top+"/peer=seq-for-body", top+"/peer=par.For", 2, "ns/op"); len(r) > 0 {
+			if r := trees.PairedRatios(top+"/peer=seq-for-body", top+"/peer=par.For", 2, "ns/op"); len(r) > 0 {
 				med, sp := ratioSummary(r)
-				own := main.PairedRatios(top+"/peer=seq-for-body", top+"/peer=seq", 2, "ns/op")
+				own := trees.PairedRatios(top+"/peer=seq-for-body", top+"/peer=seq", 2, "ns/op")
 				ownMed, _ := ratioSummary(own)
 				add(GoalRow{Goal: fmt.Sprintf("%s: `par.For` against `seq-for-body`, its own body run by a plain loop on one goroutine (a closure and two atomic adds per child: %s the time of seq)", what, fmtX(ownMed)),
 					Procs: 2, Measured: fmtX(med) + " faster", Spread: sp, Samples: len(r), Target: "–", Verdict: "info"})
@@ -199,15 +200,16 @@ func evalRows(main, rows, few, blocking *Set) []GoalRow {
 	return out
 }
 
-func writeRows(b *strings.Builder, main, rows, few, blocking *Set, warning string) {
-	gs := evalRows(main, rows, few, blocking)
+func writeRows(b *strings.Builder, trees, rows, few, blocking *Set, warning string) {
+	gs := evalRows(trees, rows, few, blocking)
 	if len(gs) == 0 {
 		return
 	}
 	b.WriteString("## Few items, blocking bodies, labels, nested calls\n\n" +
 		"Rows for calls the main suite does not cover. Few items and blocking bodies run at the largest GOMAXPROCS " +
 		"(phases `few` and `blocking`, medians); labels and nested calls at 1 and 2 (phase `rows`, paired by round as the goals are); " +
-		"the unbalanced tree is in the main suite (its table is under *Workloads*), paired by round at 2 workers.\n\n")
+		"the unbalanced tree's goal rows come from phase `paired` (10 rounds of 3 ops each at 2 workers, paired by round; " +
+		"its tables, over every GOMAXPROCS, are under *Workloads*, from the main suite).\n\n")
 	b.WriteString(warning)
 	t := table{head: []string{"goal", "P", "target", "measured", "range", "n", "result"}}
 	for _, r := range gs {
@@ -299,4 +301,14 @@ func writeBlockingTable(b *strings.Builder, s *Set) {
 		t.add("`"+impl+"`", fmtTime(tm), fmtTime(cpu), fmtNum(al), strconv.Itoa(s.Count(name, p)), fmtPct(spread))
 	}
 	b.WriteString(t.String() + "\n")
+}
+
+// pairedOr returns the phase paired's set if it has the benchmark name
+// (runs since that phase existed), else fallback (the main suite, for raw
+// outputs written before it).
+func pairedOr(paired, fallback *Set, name string) *Set {
+	if paired.Has(name, 2) {
+		return paired
+	}
+	return fallback
 }
