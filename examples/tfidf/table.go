@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"time"
+
+	"golang.org/x/exp/stats"
+)
+
+// The report: each build's figures summarised over the rounds, as a table of
+// medians and the per-round times.
+
+// summary is a strategy's figures over the rounds: the median of each
+// (golang.org/x/exp/stats), the speedup being the median of the rounds'
+// paired ratios (round r's sequential time over round r's time).
+type summary struct {
+	name        string
+	time        time.Duration
+	speedup     float64 // 0: no sequential build to compare with
+	imbalance   float64
+	utilization float64
+	straggler   float64 // 0: unknown
+	steals      float64 // -1 for the hand-written strategies
+	cpus        float64 // 0: unknown
+	pool        string  // the last round's Pool.Stats, rendered; "" for the others
+}
+
+// summarize sums up the rounds' builds per strategy, in the order of names.
+func summarize(names []string, rounds [][]result) []summary {
+	seq := slices.Index(names, "sequential")
+	var out []summary
+	for i, name := range names {
+		var ts, sp, imb, util, strag, steals, cp []float64
+		s := summary{name: name}
+		for _, round := range rounds {
+			r := round[i]
+			ts = append(ts, float64(r.time))
+			if seq >= 0 && r.time > 0 {
+				sp = append(sp, float64(round[seq].time)/float64(r.time))
+			}
+			imb = append(imb, r.spread.imbalance)
+			util = append(util, r.spread.utilization)
+			if st := straggler(r.items); st > 0 {
+				strag = append(strag, st)
+			}
+			steals = append(steals, float64(r.spread.steals))
+			if r.cpu > 0 && r.time > 0 {
+				cp = append(cp, r.cpu.Seconds()/r.time.Seconds())
+			}
+			s.pool = r.spread.pool
+		}
+		s.time = time.Duration(stats.Median(ts))
+		s.speedup, s.straggler, s.cpus = medianOr0(sp), medianOr0(strag), medianOr0(cp)
+		s.imbalance, s.utilization, s.steals = stats.Median(imb), stats.Median(util), stats.Median(steals)
+		out = append(out, s)
+	}
+	return out
+}
+
+// medianOr0 is the median of xs, or 0 for none.
+func medianOr0(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return stats.Median(xs)
+}
+
+// gcCycles returns the garbage collections completed so far.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// printTable prints -strategy all's table: one line per strategy, the
+// medians over the rounds.
+func printTable(w io.Writer, runs []summary, P int) {
+	fmt.Fprintf(w, "%d workers (GOMAXPROCS=%d)\n", P, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "%-13s %9s %8s %10s %10s %12s %7s %5s\n", "strategy", "time", "speedup", "imbalance", "straggler", "utilization", "steals", "cpus")
+	for _, r := range runs {
+		speedup := "-"
+		if r.speedup > 0 {
+			speedup = fmt.Sprintf("%.2fx", r.speedup)
+		}
+		imb, util, steals, strag := fmt.Sprintf("%.2f", r.imbalance), fmt.Sprintf("%.1f%%", 100*r.utilization), "-", "-"
+		if r.steals >= 0 {
+			steals = fmt.Sprint(math.Round(r.steals))
+		}
+		if r.name == "sequential" {
+			imb, util = "-", "-"
+		}
+		if r.straggler > 0 {
+			strag = fmt.Sprintf("%.0f", r.straggler)
+		}
+		fmt.Fprintf(w, "%-13s %9v %8s %10s %10s %12s %7s %5s\n", r.name, r.time.Round(time.Millisecond), speedup, imb, strag, util, steals, fmtCPUs(r.cpus))
+	}
+}
+
+// printRounds prints every build's wall time, then its CPU time (the
+// process's, over the build), then the garbage collections that ended
+// during it, a line per round and a column per strategy:
+// the pairs behind the medians, for A/B comparisons. On a machine shared
+// with other work the CPU times are the steadier: they count the work
+// done, not the time spent waiting for a CPU.
+func printRounds(w io.Writer, names []string, rounds [][]result) {
+	for _, what := range []string{"wall", "CPU", "GC"} {
+		unit := "times per round (ms)"
+		if what == "GC" {
+			unit = "cycles per round"
+		}
+		fmt.Fprintf(w, "\nbuild %s %s, the strategies in turn:\n%-6s", what, unit, "round")
+		for _, n := range names {
+			fmt.Fprintf(w, " %13s", n)
+		}
+		fmt.Fprintln(w)
+		for i, round := range rounds {
+			fmt.Fprintf(w, "%-6d", i+1)
+			for _, r := range round {
+				switch what {
+				case "wall":
+					fmt.Fprintf(w, " %13.1f", float64(r.time.Microseconds())/1e3)
+				case "CPU":
+					fmt.Fprintf(w, " %13.1f", float64(r.cpu.Microseconds())/1e3)
+				default:
+					fmt.Fprintf(w, " %13d", r.gcs)
+				}
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// fmtCPUs formats the CPUs a build had: the process's CPU time over the
+// wall time. Below P for a parallel build, the machine was busy with other
+// work (or the build waited), and its times say little.
+func fmtCPUs(c float64) string {
+	if c <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", c)
+}
+
+// straggler returns the slowest item's time over the median item's, or 0
+// if there are none or the median is 0.
+func straggler(items []time.Duration) float64 {
+	if len(items) == 0 {
+		return 0
+	}
+	f := make([]float64, len(items))
+	for i, d := range items {
+		f[i] = float64(d)
+	}
+	med := stats.Median(f)
+	if med <= 0 {
+		return 0
+	}
+	return slices.Max(f) / med
+}
