@@ -25,6 +25,13 @@ func ThreadsForTest(locked bool) PoolOption {
 	return withExperiment(func(e *experiment) { e.locked = locked })
 }
 
+// SpinForTest returns a PoolOption that keeps idle workers spinning (those
+// the spinner limit lets spin) instead of parking, so that a test sees at
+// once what an idle worker does, whatever the machine's timing.
+func SpinForTest() PoolOption {
+	return withExperiment(func(e *experiment) { e.spinForever = true })
+}
+
 // withExperiment changes one setting of the pool's experiment, keeping
 // those set by earlier options.
 func withExperiment(set func(*experiment)) PoolOption {

@@ -20,6 +20,8 @@ type rangeFrame struct {
 
 var framePool = sync.Pool{New: func() any { return new(rangeFrame) }}
 
+func (f *rangeFrame) splitJoin(s *slot) *join { return s.newJoin() }
+
 // runRange runs the call described by f over [lo, n) on slot s, which is
 // the caller's slot, and returns when every piece is done. The caller then
 // reads f.pe and f.err.
@@ -54,7 +56,11 @@ func (f *rangeFrame) runPiece(s *slot, t *task) {
 func (f *rangeFrame) iterate(s *slot, t *task) {
 	returned := false
 	defer func() {
-		if !returned && f.abandon(recover()) {
+		if returned {
+			return
+		}
+		s.closeCut(t) // before t is read: a thief may be cutting it (cut.go)
+		if f.abandon(recover()) {
 			parent := t.parent
 			s.freeTask(t)
 			f.arrive(s, parent)
@@ -77,7 +83,9 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 		if f.prefix != nil {
 			end = f.capWeightedGrain(cur, end, &lastItems)
 		}
+		f.openCut(s, t, &pc, f, cur, end, t0)
 		f.call(int(cur), int(end))
+		s.closeCut(t)
 		if f.progress != nil {
 			f.progress.done.Add(end - cur)
 		}

@@ -259,6 +259,10 @@ type experiment struct {
 	noBackoff bool
 	locked    bool // threads=locked: unpinned workers lock their threads too
 	allSpin   bool // spinners=all: every idle worker may spin, not half
+
+	// spinForever keeps idle workers spinning instead of parking (tests
+	// only, export_test.go: no PARLOOP_EXPERIMENT setting).
+	spinForever bool
 }
 
 // experiments reads PARLOOP_EXPERIMENT.

@@ -51,6 +51,7 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 			return
 		}
 		have = false
+		s.closeCut(t)             // before t is read: a thief may be cutting it (cut.go)
 		if f.abandon(recover()) { // Goexit: runPiece will not go on, so finish the piece here
 			parent, side := t.parent, t.side
 			s.freeTask(t)
@@ -82,7 +83,9 @@ func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
 		if f.prefix != nil {
 			end = f.capWeightedGrain(cur, end, &lastItems)
 		}
+		f.openCut(s, t, &pc, f, cur, end, t0)
 		v := f.leaf(int(cur), int(end))
+		s.closeCut(t)
 		if f.progress != nil {
 			f.progress.done.Add(end - cur)
 		}
@@ -96,6 +99,8 @@ func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
 	}
 	return acc, have
 }
+
+func (f *reduceFrame[T]) splitJoin(s *slot) *join { return newRJoin[T](s) }
 
 // newRJoin allocates the join of a Reduce split (not recycled: it holds
 // values of T).

@@ -32,6 +32,11 @@ type slot struct {
 
 	wake chan struct{} // capacity 1: a binary semaphore, see sleep.go
 
+	// The rest of the piece the slot runs, offered while a long grain runs
+	// (cut.go): written by the owner, cut by thieves.
+	cut cutPoint
+	_   cpu.CacheLinePad
+
 	// guests only: the key of the goroutine holding the seat (0 when free),
 	// and the pool it is held for, read by thieves (see guest.go).
 	holder    atomic.Uintptr

@@ -489,9 +489,19 @@ func (c *loopCore) split(s *slot, t *task, frame pieceRunner, j *join, cur int) 
 	c.splitAt(s, t, frame, j, c.midpoint(cur, t.hi))
 }
 
-// splitAt gives [mid, t.hi) to a new task and makes t end at mid, as split
-// does; cur < mid < t.hi.
+// splitAt gives [mid, t.hi) to a new task, pushed, and makes t end at
+// mid, as split does; cur < mid < t.hi.
 func (c *loopCore) splitAt(s *slot, t *task, frame pieceRunner, j *join, mid int) {
+	s.pushPublic(c.detach(s, t, frame, j, mid))
+	c.pool.notify()
+	c.pool.maybeResize() // splits are rare and worth >= splitMinNs: a cheap place to follow GOMAXPROCS
+}
+
+// detach gives [mid, t.hi) to a new task made on slot s and makes t end at
+// mid: both become the children of j, which takes t's place under t's
+// parent. It is the one split of a piece, made by its owner (splitAt) or
+// by a thief that cut it while it ran (cut.go), who must have t to itself.
+func (c *loopCore) detach(s *slot, t *task, frame pieceRunner, j *join, mid int) *task {
 	j.pending.Store(2)
 	j.parent, j.side = t.parent, t.side
 	r := s.newTask()
@@ -502,7 +512,5 @@ func (c *loopCore) splitAt(s *slot, t *task, frame pieceRunner, j *join, mid int
 	r.labels = c.labels
 	t.hi, t.parent, t.side = mid, j, 0
 	s.stats.splits.Add(1)
-	s.pushPublic(r)
-	c.pool.notify()
-	c.pool.maybeResize() // splits are rare and worth >= splitMinNs: a cheap place to follow GOMAXPROCS
+	return r
 }

@@ -64,7 +64,8 @@ const (
 // pieceRunner runs range pieces of one call. Each verb's frame implements it.
 type pieceRunner interface {
 	runPiece(s *slot, t *task)
-	noteThief(id int32) // a piece of this call was stolen by slot id
+	noteThief(id int32)      // a piece of this call was stolen by slot id
+	splitJoin(s *slot) *join // a join of this call's kind, made on slot s (for a cut, cut.go)
 }
 
 // A join is the meeting point of the two halves of a split range. The half

@@ -47,7 +47,7 @@ func (s *slot) retired() {
 func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
-	spinning := !p.exp.noBackoff && !l.busyElsewhere(cputicks()) && p.tryStartSpinning(l)
+	spinning := !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(cputicks())) && p.tryStartSpinning(l)
 	yield := !s.locked && l.wide()
 	for {
 		if spinning {
@@ -83,7 +83,7 @@ func (s *slot) idle() *task {
 // spin scans for work for a bounded time. With yield it also yields its P
 // between scans (see "Spinning in a pool wider than GOMAXPROCS" in sleep.go).
 func (s *slot) spin(yield bool) *task {
-	for i := 0; i < spinRounds; i++ {
+	for i := 0; i < spinRounds || s.pool.exp.spinForever; i++ {
 		if t := s.findWork(0); t != nil {
 			return t
 		}
