@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -397,4 +398,58 @@ func BenchmarkNestedSmall(b *testing.B) {
 	}
 	sub("base", func() { peers.SeqFunc(len(a), f, nil) })
 	sub("parloop", func() { par.For(len(a), f) })
+}
+
+// BenchmarkLongFirstItem is 1,000 items whose first is half the work (20 ms
+// of spinning, then 999 items of 20 µs): the rest of a piece behind a long
+// grain (par/cut.go). The best schedule on P workers takes max(20 ms,
+// 40 ms/P); item-ns reports it. seq is the loop; static cuts n into
+// GOMAXPROCS equal chunks (the first holds the long item); atomic-1 is
+// GOMAXPROCS goroutines pulling one index at a time, which the long item
+// cannot hold back.
+func BenchmarkLongFirstItem(b *testing.B) {
+	const n = 1000
+	cost := func(i int) time.Duration {
+		if i == 0 {
+			return 20 * time.Millisecond
+		}
+		return 20 * time.Microsecond
+	}
+	body := func(i int) { spinFor(cost(i)) }
+	run := func(name string, pool *par.Pool, loop func()) {
+		b.Run("impl="+name, func(b *testing.B) {
+			m := start(b, pool)
+			for range b.N {
+				loop()
+			}
+			m.stop()
+			procs := runtime.GOMAXPROCS(0)
+			b.ReportMetric(float64(max(20*time.Millisecond, 40*time.Millisecond/time.Duration(procs))), "best-ns")
+		})
+	}
+	run("seq", nil, func() {
+		for i := range n {
+			body(i)
+		}
+	})
+	run("static", nil, func() {
+		peers.Static(n, body, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				body(i)
+			}
+		})
+	})
+	run("atomic-1", nil, func() {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+					body(i)
+				}
+			})
+		}
+		wg.Wait()
+	})
+	run("par.For", par.Default(), func() { par.For(n, body) })
 }

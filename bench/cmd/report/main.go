@@ -65,16 +65,17 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 		// The goals that the main suite's three rounds of one op each
 		// judge by a coin toss (ops of 30-170 ms whose ratios move by 10%
 		// between rounds): the tree walks and Filter+Map+Reduce over a
-		// slice, at 2 workers, in ten rounds of three ops each.
+		// slice, at 2 workers, in ten rounds of three ops each; and the
+		// loop whose first item is half the work (cuts, par/cut.go).
 		treeTime := "3x"
 		if quick {
 			treeTime = "1x"
 		}
 		ps = append(ps, Phase{
 			Name:    "paired",
-			Benches: []string{"UTS", "UTSAlloc", "IterSlice"},
+			Benches: []string{"UTS", "UTSAlloc", "IterSlice", "LongFirstItem"},
 			CPU:     []int{2}, Rounds: goalCount, Benchtime: treeTime, Short: quick,
-			Benchstat: []BenchstatView{{Title: "tree walks and Filter+Map+Reduce at 2 workers, ten rounds (-col /peer, /impl)"}},
+			Benchstat: []BenchstatView{{Title: "tree walks, Filter+Map+Reduce and a long first item at 2 workers, ten rounds"}},
 		})
 		ps = append(ps, Phase{
 			Name:    "goals2",
