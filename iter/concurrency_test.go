@@ -104,31 +104,27 @@ func TestNestingWithPar(t *testing.T) {
 func TestLimitBoundsConcurrency(t *testing.T) {
 	var cur, high atomic.Int64
 	var mu sync.Mutex
-	err := Map(Range(200, Limit(5)), func(v int) int {
-		n := cur.Add(1)
-		mu.Lock()
-		high.Store(max(high.Load(), n))
-		mu.Unlock()
-		time.Sleep(100 * time.Microsecond)
-		cur.Add(-1)
-		return v
-	}).ForEach(func(int) {})
+	// stage sleeps d and records the most stages running at once.
+	stage := func(d time.Duration) func(int) int {
+		cur.Store(0)
+		high.Store(0)
+		return func(v int) int {
+			n := cur.Add(1)
+			mu.Lock()
+			high.Store(max(high.Load(), n))
+			mu.Unlock()
+			time.Sleep(d)
+			cur.Add(-1)
+			return v
+		}
+	}
+	err := Map(Range(200, Limit(5)), stage(100*time.Microsecond)).ForEach(func(int) {})
 	if err != nil || high.Load() > 5 {
 		t.Fatalf("%d stages at once under Limit(5), %v", high.Load(), err)
 	}
 	// Slow items from a stream spread over the runners rather than
 	// queueing in one big batch.
-	cur.Store(0)
-	high.Store(0)
-	err = Map(From(count(40), Limit(4)), func(v int) int {
-		n := cur.Add(1)
-		mu.Lock()
-		high.Store(max(high.Load(), n))
-		mu.Unlock()
-		time.Sleep(2 * time.Millisecond)
-		cur.Add(-1)
-		return v
-	}).ForEach(func(int) {})
+	err = Map(From(count(40), Limit(4)), stage(2*time.Millisecond)).ForEach(func(int) {})
 	if err != nil || high.Load() < 2 {
 		t.Fatalf("slow items never ran concurrently under Limit(4): %d, %v", high.Load(), err)
 	}

@@ -113,6 +113,45 @@ func (iv *intervals) partitions(n int) error {
 	return nil
 }
 
+// forRangePieces runs ForRange over [0, n) on p, work(i) for each index,
+// and reports whether the pieces run partition the range.
+func forRangePieces(n int, p *par.Pool, work func(int)) error {
+	var iv intervals
+	par.ForRange(n, func(lo, hi int) {
+		iv.add(lo, hi)
+		for i := lo; i < hi; i++ {
+			work(i)
+		}
+	}, par.On(p))
+	return iv.partitions(n)
+}
+
+// reduceInOrder runs ReduceRange over [0, n) on p, concatenating the
+// indices (work(i) for each; nested, if set, runs inside pieces now and
+// then), and reports whether the result is 0, 1, ..., n-1.
+func reduceInOrder(n int, p *par.Pool, work func(int), nested func()) error {
+	got := par.ReduceRange(n, []int(nil), func(lo, hi int) []int {
+		out := make([]int, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			work(i)
+			out = append(out, i)
+		}
+		if nested != nil && lo%7 == 3 && hi-lo > 1 {
+			nested()
+		}
+		return out
+	}, func(a, b []int) []int { return append(slices.Clip(a), b...) }, par.On(p))
+	if len(got) != n {
+		return fmt.Errorf("%d elements, want %d", len(got), n)
+	}
+	for i, v := range got {
+		if v != i {
+			return fmt.Errorf("element %d is %d (out of order or lost)", i, v)
+		}
+	}
+	return nil
+}
+
 // Catches: a cut that loses or repeats indices, or breaks ReduceRange's
 // order, when thieves cut the rest of running pieces while their owners
 // split, finish, and run nested calls (the protocol in cut.go). Every call
@@ -148,34 +187,12 @@ func TestCutsPartitionTheRange(t *testing.T) {
 					spinFor(dur[i])
 				}
 			}
-			var iv intervals
-			par.ForRange(n, func(lo, hi int) {
-				iv.add(lo, hi)
-				for i := lo; i < hi; i++ {
-					work(i)
-				}
-			}, par.On(p))
-			if err := iv.partitions(n); err != nil {
+			if err := forRangePieces(n, p, work); err != nil {
 				t.Fatalf("workers %d, round %d, ForRange over %d: %v", workers, round, n, err)
 			}
-			got := par.ReduceRange(n, []int(nil), func(lo, hi int) []int {
-				var out []int
-				for i := lo; i < hi; i++ {
-					work(i)
-					out = append(out, i)
-				}
-				if lo%7 == 3 && hi-lo > 1 { // a nested call now and then: its pieces run inside the grain
-					par.For(2, func(int) {}, par.On(p))
-				}
-				return out
-			}, func(a, b []int) []int { return append(slices.Clip(a), b...) }, par.On(p))
-			for i, v := range got {
-				if v != i {
-					t.Fatalf("workers %d, round %d, ReduceRange over %d: element %d is %d (out of order or lost)", workers, round, n, i, v)
-				}
-			}
-			if len(got) != n {
-				t.Fatalf("workers %d, round %d, ReduceRange over %d: %d elements", workers, round, n, len(got))
+			// A nested call now and then: its pieces run inside the grain.
+			if err := reduceInOrder(n, p, work, func() { par.For(2, func(int) {}, par.On(p)) }); err != nil {
+				t.Fatalf("workers %d, round %d, ReduceRange over %d: %v", workers, round, n, err)
 			}
 		}
 	}
@@ -250,34 +267,12 @@ func FuzzCuts(f *testing.F) {
 				spinFor(30 * time.Microsecond)
 			}
 		}
-		if verb64%2 == 0 {
-			var iv intervals
-			par.ForRange(n, func(lo, hi int) {
-				iv.add(lo, hi)
-				for i := lo; i < hi; i++ {
-					work(i)
-				}
-			}, par.On(p))
-			if err := iv.partitions(n); err != nil {
-				t.Fatalf("ForRange over %d on %d workers: %v", n, workers, err)
-			}
-			return
+		err := forRangePieces(n, p, work)
+		if verb64%2 == 1 {
+			err = reduceInOrder(n, p, work, nil)
 		}
-		got := par.ReduceRange(n, []int(nil), func(lo, hi int) []int {
-			out := make([]int, 0, hi-lo)
-			for i := lo; i < hi; i++ {
-				work(i)
-				out = append(out, i)
-			}
-			return out
-		}, func(a, b []int) []int { return append(slices.Clip(a), b...) }, par.On(p))
-		if len(got) != n {
-			t.Fatalf("ReduceRange over %d on %d workers: %d elements", n, workers, len(got))
-		}
-		for i, v := range got {
-			if v != i {
-				t.Fatalf("ReduceRange over %d on %d workers: element %d is %d", n, workers, i, v)
-			}
+		if err != nil {
+			t.Fatalf("verb %d over %d on %d workers: %v", verb64%2, n, workers, err)
 		}
 	})
 }

@@ -32,6 +32,8 @@ import (
 	"strconv"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/parloop/parloop/cmd/parvet/internal/stmts"
 )
 
 // Analyzer is the fanout analyzer.
@@ -140,15 +142,8 @@ func run(p *analysis.Pass) (any, error) {
 		}
 		file := f
 		ast.Inspect(f, func(n ast.Node) bool {
-			var list []ast.Stmt
-			switch n := n.(type) {
-			case *ast.BlockStmt:
-				list = n.List
-			case *ast.CaseClause:
-				list = n.Body
-			case *ast.CommClause:
-				list = n.Body
-			default:
+			list, ok := stmts.List(n)
+			if !ok {
 				return true
 			}
 			for i, s := range list {

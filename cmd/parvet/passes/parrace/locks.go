@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/parloop/parloop/cmd/parvet/internal/stmts"
 )
 
 // Locks: which of a body's writes are protected (under a lock, after a token
@@ -27,15 +29,8 @@ func (b *body) collectLocks() {
 	// does not end the critical section for the code after the block.
 	exits := map[*ast.CallExpr]bool{}
 	ast.Inspect(b.lit.Body, func(n ast.Node) bool {
-		var list []ast.Stmt
-		switch n := n.(type) {
-		case *ast.BlockStmt:
-			list = n.List
-		case *ast.CaseClause:
-			list = n.Body
-		case *ast.CommClause:
-			list = n.Body
-		default:
+		list, ok := stmts.List(n)
+		if !ok {
 			return true
 		}
 		if len(list) == 0 {
