@@ -27,7 +27,8 @@ package par
 //	       write t, next, opened, frame; state.Store(open).
 //	grain: run [cur, next), touching nothing of t.
 //	close: CompareAndSwap(open, closed), spinning while the state is
-//	       cutting (a cut takes well under a microsecond). Afterwards t.hi,
+//	       cutting (a cut takes well under a microsecond; after 64 tries
+//	       it yields, for a thief descheduled mid-cut). Afterwards t.hi,
 //	       t.parent and t.side are the owner's again, and may have changed.
 //
 // A piece that runs inside an open grain of its slot (a nested call's piece,
@@ -66,6 +67,7 @@ package par
 
 import (
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -123,8 +125,14 @@ func (s *slot) closeCut(t *task) {
 }
 
 func (cp *cutPoint) close() {
-	for !cp.state.CompareAndSwap(cutOpen, cutClosed) {
-		spinPause(1)
+	for i := 0; !cp.state.CompareAndSwap(cutOpen, cutClosed); i++ {
+		if i < 64 {
+			spinPause(1)
+		} else {
+			// The thief was descheduled in the middle of its cut: on a
+			// pool wider than GOMAXPROCS it may need this P to finish.
+			runtime.Gosched()
+		}
 	}
 	cp.t, cp.core, cp.frame = nil, nil, nil
 }
