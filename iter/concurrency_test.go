@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,17 +12,35 @@ import (
 	"github.com/parloop/parloop/par"
 )
 
+// gauge counts the calls of a stage running at once, and the most seen.
+type gauge struct{ cur, high atomic.Int64 }
+
+func (g *gauge) reset() { g.cur.Store(0); g.high.Store(0) }
+
+func (g *gauge) enter() {
+	n := g.cur.Add(1)
+	for h := g.high.Load(); n > h && !g.high.CompareAndSwap(h, n); h = g.high.Load() {
+	}
+}
+
+func (g *gauge) leave() { g.cur.Add(-1) }
+
+// run is a stage's body that takes d.
+func (g *gauge) run(d time.Duration) {
+	g.enter()
+	time.Sleep(d)
+	g.leave()
+}
+
 // Catches: a streaming pipeline holding more than Window batches (plus the
 // one being filled), i.e. memory that grows with the stream.
 func TestBoundedInFlight(t *testing.T) {
 	const window, size = 3, 16
 	for _, opts := range [][]Option{nil, {Unordered()}} {
-		var inFlight, high atomic.Int64
+		var g gauge // items pulled from the source and not yet consumed
 		src := func(yield func(int) bool) {
 			for i := range 20000 {
-				n := inFlight.Add(1)
-				for h := high.Load(); n > h && !high.CompareAndSwap(h, n); h = high.Load() {
-				}
+				g.enter()
 				if !yield(i) {
 					return
 				}
@@ -35,7 +52,7 @@ func TestBoundedInFlight(t *testing.T) {
 				t.Fatal(err)
 			}
 			_ = v
-			inFlight.Add(-1)
+			g.leave()
 			seen++
 			if seen%1000 == 0 {
 				runtime.Gosched()
@@ -44,18 +61,17 @@ func TestBoundedInFlight(t *testing.T) {
 		if seen != 20000 {
 			t.Fatalf("saw %d items", seen)
 		}
-		if h := high.Load(); h > (window+1)*size {
+		if h := g.high.Load(); h > (window+1)*size {
 			t.Fatalf("%d items in flight at once, want <= (window+1)*batch = %d", h, (window+1)*size)
 		}
 		// A reduction releases a batch once it is folded in.
-		inFlight.Store(0)
-		high.Store(0)
+		g.reset()
 		c, err := Fold(From(src, Window(window), Batch(size)), func() int { return 0 },
-			func(acc *int, _ int) { *acc++; inFlight.Add(-1) }, func(a, b int) int { return a + b })
+			func(acc *int, _ int) { *acc++; g.leave() }, func(a, b int) int { return a + b })
 		if err != nil || c != 20000 {
 			t.Fatal(c, err)
 		}
-		if h := high.Load(); h > (window+1)*size {
+		if h := g.high.Load(); h > (window+1)*size {
 			t.Fatalf("Fold: %d items in flight at once, want <= %d", h, (window+1)*size)
 		}
 	}
@@ -102,31 +118,24 @@ func TestNestingWithPar(t *testing.T) {
 
 // Catches: Limit not bounding the concurrency of blocking stages.
 func TestLimitBoundsConcurrency(t *testing.T) {
-	var cur, high atomic.Int64
-	var mu sync.Mutex
+	var g gauge
 	// stage sleeps d and records the most stages running at once.
 	stage := func(d time.Duration) func(int) int {
-		cur.Store(0)
-		high.Store(0)
+		g.reset()
 		return func(v int) int {
-			n := cur.Add(1)
-			mu.Lock()
-			high.Store(max(high.Load(), n))
-			mu.Unlock()
-			time.Sleep(d)
-			cur.Add(-1)
+			g.run(d)
 			return v
 		}
 	}
 	err := Map(Range(200, Limit(5)), stage(100*time.Microsecond)).ForEach(func(int) {})
-	if err != nil || high.Load() > 5 {
-		t.Fatalf("%d stages at once under Limit(5), %v", high.Load(), err)
+	if err != nil || g.high.Load() > 5 {
+		t.Fatalf("%d stages at once under Limit(5), %v", g.high.Load(), err)
 	}
 	// Slow items from a stream spread over the runners rather than
 	// queueing in one big batch.
 	err = Map(From(count(40), Limit(4)), stage(2*time.Millisecond)).ForEach(func(int) {})
-	if err != nil || high.Load() < 2 {
-		t.Fatalf("slow items never ran concurrently under Limit(4): %d, %v", high.Load(), err)
+	if err != nil || g.high.Load() < 2 {
+		t.Fatalf("slow items never ran concurrently under Limit(4): %d, %v", g.high.Load(), err)
 	}
 }
 
@@ -223,20 +232,13 @@ func want0(n int) []int {
 // lost around it, or an option a stage cannot take being accepted.
 func TestStageLimit(t *testing.T) {
 	defer noLeaks(t)()
-	var cur, high atomic.Int64
-	var mu sync.Mutex
+	var g gauge
 	io := func(_ context.Context, v int) (int, error) {
-		n := cur.Add(1)
-		mu.Lock()
-		high.Store(max(high.Load(), n))
-		mu.Unlock()
-		time.Sleep(500 * time.Microsecond)
-		cur.Add(-1)
+		g.run(500 * time.Microsecond)
 		return v + 1, nil
 	}
 	for _, src := range sources[:3] {
-		cur.Store(0)
-		high.Store(0)
+		g.reset()
 		q := MapErr(Map(src.make(300), func(v int) int { return 2 * v }), io, Limit(3))
 		q = q.Filter(func(v int) bool { return v%3 != 0 }, Limit(2))
 		got, err := q.Collect()
@@ -249,7 +251,7 @@ func TestStageLimit(t *testing.T) {
 		if err != nil || !slices.Equal(got, w) {
 			t.Fatalf("%s: %d results, %v", src.name, len(got), err)
 		}
-		if h := high.Load(); h > 3 || h < 2 {
+		if h := g.high.Load(); h > 3 || h < 2 {
 			t.Fatalf("%s: %d items at once in a Limit(3) stage", src.name, h)
 		}
 	}
@@ -266,22 +268,16 @@ func TestStageLimit(t *testing.T) {
 func TestOnPool(t *testing.T) {
 	p := par.NewPool(par.Workers(2))
 	defer p.Close()
-	var cur, high atomic.Int64
-	var mu sync.Mutex
+	var g gauge
 	slow := func(v int) int {
-		n := cur.Add(1)
-		mu.Lock()
-		high.Store(max(high.Load(), n))
-		mu.Unlock()
-		time.Sleep(200 * time.Microsecond)
-		cur.Add(-1)
+		g.run(200 * time.Microsecond)
 		return v
 	}
-	if s, err := Sum(Map(From(count(100), On(p)), slow)); err != nil || s != 4950 || high.Load() > 2 {
-		t.Fatalf("From on a 2-worker pool: sum %d, %v, %d at once", s, err, high.Load())
+	if s, err := Sum(Map(From(count(100), On(p)), slow)); err != nil || s != 4950 || g.high.Load() > 2 {
+		t.Fatalf("From on a 2-worker pool: sum %d, %v, %d at once", s, err, g.high.Load())
 	}
-	if s, err := Sum(Map(Range(100, On(p)), slow)); err != nil || s != 4950 || high.Load() > 2 {
-		t.Fatalf("Range on a 2-worker pool: sum %d, %v, %d at once", s, err, high.Load())
+	if s, err := Sum(Map(Range(100, On(p)), slow)); err != nil || s != 4950 || g.high.Load() > 2 {
+		t.Fatalf("Range on a 2-worker pool: sum %d, %v, %d at once", s, err, g.high.Load())
 	}
 }
 
@@ -323,18 +319,11 @@ func TestStreamRunsOnPool(t *testing.T) {
 // the bodies of that stage, or values lost or reordered around it.
 func TestFlatMapLimit(t *testing.T) {
 	defer noLeaks(t)()
-	var cur, high atomic.Int64
-	var mu sync.Mutex
-	enter := func() {
-		n := cur.Add(1)
-		mu.Lock()
-		high.Store(max(high.Load(), n))
-		mu.Unlock()
-	}
+	var g gauge
 	expand := func(v int) Seq[int] {
 		return func(yield func(int) bool) {
-			enter()
-			defer cur.Add(-1)
+			g.enter()
+			defer g.leave()
 			for k := range 3 {
 				time.Sleep(50 * time.Microsecond)
 				if !yield(3*v + k) {
@@ -357,8 +346,7 @@ func TestFlatMapLimit(t *testing.T) {
 	}
 	for _, src := range sources[:3] {
 		for _, form := range []string{"FlatMap", "FlatMapErr"} {
-			cur.Store(0)
-			high.Store(0)
+			g.reset()
 			var q Pipe[int]
 			if form == "FlatMap" {
 				q = FlatMap(src.make(200), expand, Limit(3))
@@ -369,7 +357,7 @@ func TestFlatMapLimit(t *testing.T) {
 			if err != nil || !slices.Equal(got, want) {
 				t.Fatalf("%s %s: %d results, %v", src.name, form, len(got), err)
 			}
-			if h := high.Load(); h > 3 || h < 1 {
+			if h := g.high.Load(); h > 3 || h < 1 {
 				t.Fatalf("%s %s: %d bodies at once under Limit(3)", src.name, form, h)
 			}
 		}

@@ -60,10 +60,10 @@ func victimOrders(m *Machine, cpus []int, active int, policy victimPolicy) ([][]
 // steal tries to take a task from another slot of the pool: first the slot
 // with id prefer (if >= 0), then the workers in the victim order, then the
 // guest seats held for this pool, and when every deque was empty, the rest
-// of a piece running a long grain on one of them (cut.go). Every slot is tried once per call, so a
-// nil result means every deque looked empty (or, with tree != 0, held
-// nothing of tree) at the moment it was tried, which is what the sleep
-// protocol's re-check needs.
+// of a piece running a long grain on one of them (cut.go). Every slot is
+// tried once per call, so a nil result means every deque looked empty (or,
+// with tree != 0, held nothing of tree) at the moment it was tried, which is
+// what the sleep protocol's re-check needs.
 func (s *slot) steal(prefer int32, tree uint64) *task {
 	p := s.pool
 	l := p.layout.Load()
