@@ -34,53 +34,79 @@ func waitFor(d time.Duration, cond func() bool) bool {
 func TestCutTakesTheRestOfALongFirstItem(t *testing.T) {
 	atLeastTwoPs(t)
 	p := newPool(t, par.Workers(2), par.SpinForTest())
-	const n = 1000
 	for _, verb := range []string{"For", "ForRange", "ReduceRange"} {
-		var others atomic.Int32
-		first := func() bool {
-			return waitFor(10*time.Second, func() bool { return others.Load() > 0 })
+		firstItemWaitsForAnother(t, p, verb)
+	}
+}
+
+// Catches: a worker that parked before a call began never seeing the rest
+// of the call's long first item (the kick, cut.go). As above, on a pool
+// whose workers are all parked when each call starts; without the kick the
+// first item gives up after 10 s.
+func TestKickWakesAParkedWorkerForALongFirstItem(t *testing.T) {
+	atLeastTwoPs(t)
+	for _, verb := range []string{"For", "ForRange", "ReduceRange"} {
+		p := newPool(t, par.Workers(2))       // one worker thread, and the caller
+		par.For(100, func(int) {}, par.On(p)) // start the worker
+		if !waitFor(10*time.Second, func() bool { return par.ParkedWorkersForTest(p) == 1 }) {
+			t.Fatalf("%s: the pool's worker did not park within 10 s", verb)
 		}
-		var sawOthers bool
-		switch verb {
-		case "For":
-			par.For(n, func(i int) {
+		// Past the kick's rate limit and any stale saturation reading (saturation.go).
+		time.Sleep(20 * time.Millisecond)
+		firstItemWaitsForAnother(t, p, verb)
+	}
+}
+
+// firstItemWaitsForAnother runs verb over 1,000 items on p, the first of
+// which waits up to 10 s for another item of the call to start, and
+// reports an error if none did, or if not every item ran once.
+func firstItemWaitsForAnother(t *testing.T, p *par.Pool, verb string) {
+	t.Helper()
+	const n = 1000
+	var others atomic.Int32
+	first := func() bool {
+		return waitFor(10*time.Second, func() bool { return others.Load() > 0 })
+	}
+	var sawOthers bool
+	switch verb {
+	case "For":
+		par.For(n, func(i int) {
+			if i == 0 {
+				sawOthers = first()
+			} else {
+				others.Add(1)
+			}
+		}, par.On(p))
+	case "ForRange":
+		par.ForRange(n, func(lo, hi int) {
+			if lo == 0 {
+				sawOthers = first()
+				lo++
+			}
+			others.Add(int32(hi - lo))
+		}, par.On(p))
+	case "ReduceRange":
+		got := par.ReduceRange(n, 0, func(lo, hi int) int {
+			s := 0
+			for i := lo; i < hi; i++ {
 				if i == 0 {
 					sawOthers = first()
 				} else {
 					others.Add(1)
 				}
-			}, par.On(p))
-		case "ForRange":
-			par.ForRange(n, func(lo, hi int) {
-				if lo == 0 {
-					sawOthers = first()
-					lo++
-				}
-				others.Add(int32(hi - lo))
-			}, par.On(p))
-		case "ReduceRange":
-			got := par.ReduceRange(n, 0, func(lo, hi int) int {
-				s := 0
-				for i := lo; i < hi; i++ {
-					if i == 0 {
-						sawOthers = first()
-					} else {
-						others.Add(1)
-					}
-					s += i
-				}
-				return s
-			}, func(a, b int) int { return a + b }, par.On(p))
-			if want := n * (n - 1) / 2; got != want {
-				t.Errorf("ReduceRange: sum %d, want %d", got, want)
+				s += i
 			}
+			return s
+		}, func(a, b int) int { return a + b }, par.On(p))
+		if want := n * (n - 1) / 2; got != want {
+			t.Errorf("ReduceRange: sum %d, want %d", got, want)
 		}
-		if !sawOthers {
-			t.Errorf("%s: no other item started in 10 s while the first ran on a pool with an idle worker", verb)
-		}
-		if got := others.Load(); got != n-1 {
-			t.Errorf("%s: %d other items ran, want %d", verb, got, n-1)
-		}
+	}
+	if !sawOthers {
+		t.Errorf("%s: no other item started in 10 s while the first ran on a pool with an idle worker", verb)
+	}
+	if got := others.Load(); got != n-1 {
+		t.Errorf("%s: %d other items ran, want %d", verb, got, n-1)
 	}
 }
 

@@ -62,3 +62,18 @@ func WorkerPool() *Pool {
 	}
 	return nil
 }
+
+// ParkedWorkersForTest returns the number of p's workers listed as
+// sleepers (sleep.go).
+func ParkedWorkersForTest(p *Pool) int {
+	st := &p.sleep
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n := 0
+	for _, s := range st.sleepers {
+		if s.worker {
+			n++
+		}
+	}
+	return n
+}

@@ -259,6 +259,7 @@ type experiment struct {
 	noBackoff bool
 	locked    bool // threads=locked: unpinned workers lock their threads too
 	allSpin   bool // spinners=all: every idle worker may spin, not half
+	noKick    bool // kicks=off: a first grain kicks no parked worker (cut.go)
 
 	// spinForever keeps idle workers spinning instead of parking (tests
 	// only, export_test.go: no PARLOOP_EXPERIMENT setting).
@@ -299,8 +300,12 @@ func parseExperiment(s string) (experiment, error) {
 			e.allSpin = false
 		case "spinners=all":
 			e.allSpin = true
+		case "kicks=on":
+			e.noKick = false
+		case "kicks=off":
+			e.noKick = true
 		default:
-			return e, fmt.Errorf("par: PARLOOP_EXPERIMENT: unknown setting %q (want victims=nearest|random|longest, backoff=on|off, threads=locked|unlocked or spinners=half|all)", kv)
+			return e, fmt.Errorf("par: PARLOOP_EXPERIMENT: unknown setting %q (want victims=nearest|random|longest, backoff=on|off, threads=locked|unlocked, spinners=half|all or kicks=on|off)", kv)
 		}
 	}
 	return e, nil

@@ -70,8 +70,10 @@ func TestCutMakesEqualParts(t *testing.T) {
 func TestOneSplitFeedsEverySleepingWorker(t *testing.T) {
 	const workers, n = 4, 41
 	for attempt := 0; ; attempt++ {
-		p := NewPool(Workers(workers + 1))                              // workers threads and the caller
-		For(workers, func(int) { time.Sleep(time.Millisecond) }, On(p)) // start the workers
+		// No kick: with one, a worker woken during the owner's first item
+		// cuts the rest in two before the owner's split (cut.go).
+		p := NewPool(Workers(workers+1), withExperiment(func(e *experiment) { e.noKick = true })) // workers threads and the caller
+		For(workers, func(int) { time.Sleep(time.Millisecond) }, On(p))                           // start the workers
 		// Wait until every worker sleeps.
 		for deadline := time.Now().Add(5 * time.Second); p.sleep.nSleepers.Load() < workers; {
 			if time.Now().After(deadline) {

@@ -34,6 +34,7 @@ type Pool struct {
 	callerStats slotStats // pieces run by guests (callers from outside)
 
 	lastResize atomic.Int64 // cputicks of the last GOMAXPROCS check
+	lastKick   atomic.Int64 // cputicks of the last kick (cut.go)
 	statsFrom  atomic.Int64 // nanotime of the last ResetStats
 }
 

@@ -39,6 +39,18 @@ package par
 // wakeMany wakes as many sleepers as there are tasks, each counted as
 // spinning as above.
 //
+// Kicks (cut.go): the first grain of a piece whose cost is not known yet
+// is published as a cut point, not pushed, so it calls no notify; a worker
+// parked when it starts would sleep through it, however long it runs. So
+// the owner kicks the worker that parked last (kickOne), at most once per
+// kickEveryNs per pool, when somebody sleeps, nobody spins, GOMAXPROCS is
+// above 1 and the Ps are not saturated: it posts a token without unlisting
+// the worker or counting it as spinning, a stale token on purpose (below).
+// The worker unlists itself, scans once (findWork, which ends with the cut
+// points) and, if it found nothing, parks again at once, without the spin
+// a woken worker makes (slot.kicked). A kick changes nothing above: it
+// cannot lose a wake-up, since it takes nobody off the list.
+//
 // Stale tokens: a token can outlive its reason (a join signal that arrives
 // after its waiter saw the flag, a wake-up racing a worker that found work
 // on its own). Every waiter re-checks its condition after waking, so a stale
@@ -109,6 +121,27 @@ func (p *Pool) wakeOne() {
 	st.nSpinning.Add(1) // the woken worker starts out spinning
 	st.mu.Unlock()
 	s.signal()
+}
+
+// kickOne posts a token to the worker that parked last, without unlisting
+// it or counting it as spinning: a stale token on purpose (see "Kicks"
+// above). The worker unlists itself, scans once, and parks again at once
+// if it found nothing, rather than spinning.
+func (p *Pool) kickOne() {
+	st := &p.sleep
+	st.mu.Lock()
+	var s *slot
+	for i := len(st.sleepers) - 1; i >= 0; i-- {
+		if st.sleepers[i].worker {
+			s = st.sleepers[i]
+			break
+		}
+	}
+	st.mu.Unlock()
+	if s != nil {
+		s.kicked.Store(true)
+		s.signal()
+	}
 }
 
 // someoneIdle reports whether work offered by slot s now could be taken

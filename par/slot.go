@@ -30,7 +30,8 @@ type slot struct {
 	want  atomic.Bool
 	_     cpu.CacheLinePad
 
-	wake chan struct{} // capacity 1: a binary semaphore, see sleep.go
+	wake   chan struct{} // capacity 1: a binary semaphore, see sleep.go
+	kicked atomic.Bool   // a kick's token is on its way: scan once, then park without spinning (sleep.go)
 
 	// The rest of the piece the slot runs, offered while a long grain runs
 	// (cut.go): written by the owner, cut by thieves.

@@ -28,7 +28,7 @@ func init() {
 // tickThresholds are split.go's durations in ticks, converted once per
 // calibration rather than at every grain.
 type tickThresholds struct {
-	target, calibrated, splitMin, splitWake, cutMin, cutAge int64
+	target, calibrated, splitMin, splitWake, cutMin, cutAge, kickEvery int64
 }
 
 // thresholds is replaced whole (a pointer) when the tick rate is
@@ -43,6 +43,7 @@ func setThresholds() {
 		splitWake:  nsToTicks(splitWakeNs),
 		cutMin:     nsToTicks(cutMinNs),
 		cutAge:     nsToTicks(cutAgeNs),
+		kickEvery:  nsToTicks(kickEveryNs),
 	})
 }
 

@@ -47,7 +47,11 @@ func (s *slot) retired() {
 func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
-	spinning := !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(cputicks())) && p.tryStartSpinning(l)
+	kicked := s.kicked.Load() // woken by a kick: the run loop has scanned once; park again (sleep.go)
+	if kicked {
+		s.kicked.Store(false)
+	}
+	spinning := !kicked && !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(cputicks())) && p.tryStartSpinning(l)
 	yield := !s.locked && l.wide()
 	for {
 		if spinning {
