@@ -406,7 +406,8 @@ func BenchmarkNestedSmall(b *testing.B) {
 // 40 ms/P); item-ns reports it. seq is the loop; static cuts n into
 // GOMAXPROCS equal chunks (the first holds the long item); atomic-1 is
 // GOMAXPROCS goroutines pulling one index at a time, which the long item
-// cannot hold back.
+// cannot hold back. par.For-after-idle sleeps 20 ms (untimed) before each
+// call, so that the pool's workers have parked when it starts.
 func BenchmarkLongFirstItem(b *testing.B) {
 	const n = 1000
 	cost := func(i int) time.Duration {
@@ -418,8 +419,14 @@ func BenchmarkLongFirstItem(b *testing.B) {
 	body := func(i int) { spinFor(cost(i)) }
 	run := func(name string, pool *par.Pool, loop func()) {
 		b.Run("impl="+name, func(b *testing.B) {
+			idle := strings.HasSuffix(name, "-after-idle")
 			m := start(b, pool)
 			for range b.N {
+				if idle {
+					b.StopTimer()
+					time.Sleep(20 * time.Millisecond)
+					b.StartTimer()
+				}
 				loop()
 			}
 			m.stop()
@@ -452,4 +459,5 @@ func BenchmarkLongFirstItem(b *testing.B) {
 		wg.Wait()
 	})
 	run("par.For", par.Default(), func() { par.For(n, body) })
+	run("par.For-after-idle", par.Default(), func() { par.For(n, body) })
 }
