@@ -174,9 +174,9 @@ func evalGoals(g, g2 *Set) []GoalRow {
 		}
 	}
 	pairs(g, "Goal_Tiny", "For-vs-seq-func", "tiny n=1000: `par.For` against the loop calling the same func value", g.Procs(), 1.5, false)
-	pairs(g, "Goal_Tiny", "ForRange-vs-seq", "tiny n=1000: `par.ForRange` against the plain loop", g.Procs(), 1.5, false)
+	pairs(g, "Goal_Tiny", "ForRange-vs-seq", "tiny n=1000: `par.ForRange` against the plain loop (its range body over [0, n), one goroutine)", g.Procs(), 1.5, false)
 	pairs(g2, "Goal_Uniform", "For-vs-seq-func", "uniform n=10M: `par.For` against the loop calling the same func value", []int{2}, 1.9, true)
-	pairs(g2, "Goal_Uniform", "ForRange-vs-seq", "uniform n=10M: `par.ForRange` against the plain loop", []int{2}, 1.9, true)
+	pairs(g2, "Goal_Uniform", "ForRange-vs-seq", "uniform n=10M: `par.ForRange` against the plain loop (its range body over [0, n), one goroutine)", []int{2}, 1.9, true)
 	pairs(g2, "Goal_Mandelbrot", "For-vs-seq", "mandelbrot 1024×1024 over rows: `par.For` against the plain loop", []int{2}, 1.85, true)
 
 	// Allocations of par.For whatever n.
