@@ -106,8 +106,14 @@ func (f *rangeFrame) call(lo, hi int) {
 	case f.bodyR != nil:
 		f.bodyR(lo, hi)
 	case f.bodyI != nil:
-		body := f.bodyI
-		for i := lo; i < hi && !f.stop.Load(); i++ {
+		// Written as a test and a break, not "i < hi && !stop": the
+		// compiler made that condition a bool in a register, tested
+		// again (four branches an iteration, the loop 64 bytes long).
+		body, stop := f.bodyI, &f.stop
+		for i := lo; i < hi; i++ {
+			if stop.Load() {
+				break
+			}
 			body(i)
 		}
 	default:
