@@ -428,6 +428,24 @@ func (c *loopCore) wait(s *slot) {
 	s.helpUntil(&c.finished, &c.thief)
 }
 
+// waitUnwinding is wait for a call whose caller's goroutine a Goexit is
+// unwinding (the deferred functions of doRange and runReduce): it helps
+// with nothing but s's own deque, whose pieces belong to calls stopped by
+// the same unwinding. Stealing from the call tree could run a body of
+// another call of the tree (a nested call that another piece made, which
+// this call's stop does not stop); a Goexit in that body would cut the
+// deferred function short before it released the guest seat: a nested For
+// whose bodies called Goexit leaked seats so, under -race.
+func (c *loopCore) waitUnwinding(s *slot) {
+	tree := s.tree
+	s.tree = unwindingTree
+	c.wait(s)
+	s.tree = tree
+}
+
+// unwindingTree is no call's tree: a slot waiting under it steals nothing.
+const unwindingTree = ^uint64(0)
+
 // afterGrain ends a grain of iters iterations of piece t, started at tick
 // t0 and ending at cur: it sizes the next grain and, if some worker could
 // take it, splits the rest of t in half, pushing the upper half with a new

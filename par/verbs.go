@@ -90,7 +90,7 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 			// (panic.go): stop the call, let it finish, give back the
 			// seat, and let the Goexit go on.
 			f.fail(goexitError)
-			f.wait(s)
+			f.waitUnwinding(s)
 			endRange(s, f, guest, t0)
 		}
 	}()
@@ -486,7 +486,7 @@ func runReduce[T any](verb string, f *reduceFrame[T], s *slot, guest bool, p *Po
 	defer func() {
 		if !returned { // a Goexit is unwinding this goroutine: as in doRange
 			f.fail(goexitError)
-			f.wait(s)
+			f.waitUnwinding(s)
 			if guest {
 				releaseGuest(s, t0)
 			}
