@@ -46,10 +46,10 @@ package par
 // kickEveryNs per pool, when somebody sleeps, nobody spins, GOMAXPROCS is
 // above 1 and the Ps are not saturated: it posts a token without unlisting
 // the worker or counting it as spinning, a stale token on purpose (below).
-// The worker unlists itself, scans once (findWork, which ends with the cut
-// points) and, if it found nothing, parks again at once, without the spin
-// a woken worker makes (slot.kicked). A kick changes nothing above: it
-// cannot lose a wake-up, since it takes nobody off the list.
+// The worker scans once (park's re-check: findWork, which ends with the
+// cut points) and, if it found nothing, blocks again, without leaving park
+// and without the spin a woken worker makes (slot.kicked). A kick changes
+// nothing above: it takes nobody off the list, so it cannot lose a wake-up.
 //
 // Stale tokens: a token can outlive its reason (a join signal that arrives
 // after its waiter saw the flag, a wake-up racing a worker that found work
@@ -125,8 +125,7 @@ func (p *Pool) wakeOne() {
 
 // kickOne posts a token to the worker that parked last, without unlisting
 // it or counting it as spinning: a stale token on purpose (see "Kicks"
-// above). The worker unlists itself, scans once, and parks again at once
-// if it found nothing, rather than spinning.
+// above), marked by slot.kicked so that park scans once and blocks again.
 func (p *Pool) kickOne() {
 	st := &p.sleep
 	st.mu.Lock()
@@ -249,16 +248,36 @@ func (p *Pool) unlist(s *slot) (woken bool) {
 // looks for those alone: work of another tree is not s's to take, and the
 // wake-up it may bring s is passed on, see helpUntil). woken reports that
 // s was woken by a waker and is now counted as spinning.
+//
+// A kick (see above) ends the block without a reason of its own: unless a
+// waker took s off the list meanwhile, s goes through steps 1 to 3 again,
+// whose re-check is the kick's scan. Whatever else may have posted a token
+// that the kick's token displaced (a done condition, Close, a resize that
+// retired an idle worker) is checked there too.
 func (s *slot) park(done *atomic.Bool, tree uint64) (t *task, woken bool) {
 	p := s.pool
-	p.list(s)
-	t = s.findWork(tree)
-	if t != nil || (done != nil && done.Load()) || (s.worker && p.closed.Load()) {
-		return t, p.unlist(s)
+	for {
+		p.list(s)
+		t = s.findWork(tree)
+		if t != nil || (done != nil && done.Load()) || (s.worker && p.closed.Load()) || (done == nil && s.retiring()) {
+			return t, p.unlist(s)
+		}
+		s.dropClosures()
+		t0 := cputicks()
+		<-s.wake
+		s.stats.idleNs.Add(ticksToNs(cputicks() - t0))
+		kicked := s.kicked.Load()
+		if kicked {
+			s.kicked.Store(false)
+		}
+		if woken = p.unlist(s); woken || !kicked {
+			return nil, woken
+		}
 	}
-	s.dropClosures()
-	t0 := cputicks()
-	<-s.wake
-	s.stats.idleNs.Add(ticksToNs(cputicks() - t0))
-	return nil, p.unlist(s)
+}
+
+// retiring reports whether s is a worker that a GOMAXPROCS decrease took
+// out of service (its run loop parks it in retired).
+func (s *slot) retiring() bool {
+	return s.worker && int(s.id) >= s.pool.layout.Load().active
 }

@@ -31,7 +31,7 @@ type slot struct {
 	_     cpu.CacheLinePad
 
 	wake   chan struct{} // capacity 1: a binary semaphore, see sleep.go
-	kicked atomic.Bool   // a kick's token is on its way: scan once, then park without spinning (sleep.go)
+	kicked atomic.Bool   // the token on its way is a kick's: park scans once and blocks again (sleep.go)
 
 	// The rest of the piece the slot runs, offered while a long grain runs
 	// (cut.go): written by the owner, cut by thieves.

@@ -47,11 +47,7 @@ func (s *slot) retired() {
 func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
-	kicked := s.kicked.Load() // woken by a kick: the run loop has scanned once; park again (sleep.go)
-	if kicked {
-		s.kicked.Store(false)
-	}
-	spinning := !kicked && !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(cputicks())) && p.tryStartSpinning(l)
+	spinning := !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(cputicks())) && p.tryStartSpinning(l)
 	yield := !s.locked && l.wide()
 	for {
 		if spinning {
