@@ -105,9 +105,26 @@ func releaseGuest(s *slot, t0 int64) { releaseGuestBusy(s, cputicks()-t0) }
 // caller was helping (helpUntil steals only those, see isolation in
 // steal.go).
 func releaseGuestBusy(s *slot, busy int64) {
-	for t := s.popLocal(); t != nil; t = s.popLocal() {
-		s.execute(t)
+	defer freeSeat(s, busy)
+	runLeftovers(s)
+}
+
+// runLeftovers runs what is left in s's deque, each next task from a
+// deferred call, so that a Goexit in one cannot strand the rest or the
+// seat: an Invoke whose functions all call Goexit has its unwinding join
+// cut short by the second Goexit, leaving forked tasks here, and these
+// call Goexit too.
+func runLeftovers(s *slot) {
+	t := s.popLocal()
+	if t == nil {
+		return
 	}
+	defer runLeftovers(s)
+	s.execute(t)
+}
+
+// freeSeat gives seat s back, adding busy ticks to the callers' busy time.
+func freeSeat(s *slot, busy int64) {
 	s.stats.busyNs.Add(ticksToNs(busy))
 	s.flushStats()
 	s.dropClosures()

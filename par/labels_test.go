@@ -103,6 +103,32 @@ func spinLabels(k int) {
 	}
 }
 
+// Catches: an Invoke whose functions all call Goexit, run from outside the
+// pool, leaving its guest seat held (the unwinding join, cut short by the
+// second Goexit, left forked tasks for the seat's release to run, and the
+// first of those cut the release short in turn), and functions not run.
+func TestGoexitInEveryInvokeFunctionReleasesTheSeat(t *testing.T) {
+	p := NewPool(Workers(4))
+	defer p.Close()
+	for round := range 100 {
+		before := guestMask.Load()
+		var ran atomic.Int32
+		exit := func() { ran.Add(1); runtime.Goexit() }
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			Invoke([]func(){exit, exit, exit, exit}, On(p))
+		}()
+		<-done
+		if m := guestMask.Load(); m != before {
+			t.Fatalf("round %d: guest seats %b before the call, %b after its caller exited", round, before, m)
+		}
+		if n := ran.Load(); n != 4 {
+			t.Fatalf("round %d: %d of 4 functions ran", round, n)
+		}
+	}
+}
+
 // Catches: a second Goexit cutting short the deferred function of a call
 // that a first Goexit is unwinding, before it releases the caller's guest
 // seat. Four nested calls each have a body that calls Goexit; the caller,
