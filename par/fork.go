@@ -228,13 +228,28 @@ func (s *slot) invokeN(fns []func()) {
 		}
 		return pe
 	}
-	pe := catch(fns[0], func() { joinAll() })
+	pe := catch(fns[0], func() { s.joinEach(ts) })
 	if pe2 := joinAll(); pe == nil {
 		pe = pe2
 	}
 	if pe != nil {
 		raise(pe)
 	}
+}
+
+// joinEach joins every task of ts, last first, as invokeN's joinAll does,
+// on the abnormal path: each next join runs from a deferred call, so that a
+// Goexit in a task run inline (every function of the Invoke may call it)
+// does not leave the rest unjoined, and the caller still exits only after
+// all have returned. Their panics are dropped: the first one is already
+// unwinding.
+func (s *slot) joinEach(ts []*task) {
+	n := len(ts)
+	if n == 0 {
+		return
+	}
+	defer s.joinEach(ts[:n-1])
+	s.joinTask(ts[n-1])
 }
 
 // runSerial runs fns one after another on the caller, finishing all of them
