@@ -117,6 +117,7 @@ type cutPoint struct {
 // first grain while the call's cost is unknown, not the next ones (a tiny
 // loop never measures its cost: its grains are too short to be believed,
 // and publishing each cost it 8%), or a grain expected to take cutMinNs.
+// A first grain also kicks a parked worker to look at it (kick).
 func (c *loopCore) openCut(s *slot, t *task, pc *pacer, frame pieceRunner, cur, next, t0 int64) {
 	if s.cut.t != nil || next >= int64(t.hi) {
 		return
@@ -206,12 +207,8 @@ func (s *slot) cutFrom(v *slot, tree uint64) *task {
 // published cost per iteration; while none is published (no split yet), the
 // grain's own age says the work is not tiny, and it is.
 func (c *loopCore) worthCutting(lo, hi int64) bool {
-	cost := c.costMt.Load()
-	if cost == 0 {
-		return true
-	}
-	pc := pacer{costIters: 1000, costTicks: cost}
-	return pc.costAtLeast(c.units(lo, hi), thresholds.Load().splitMin)
+	pc := c.newPacer()
+	return pc.costIters == 0 || pc.costAtLeast(c.units(lo, hi), thresholds.Load().splitMin)
 }
 
 // cutAny tries the cut points of the workers in order, then of the guest

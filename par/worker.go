@@ -14,7 +14,7 @@ func (s *slot) run() {
 		if p.closed.Load() && s.localLen() == 0 {
 			return
 		}
-		if int(s.id) >= p.layout.Load().active {
+		if s.retiring() {
 			s.retired()
 			continue
 		}
@@ -57,7 +57,7 @@ func (s *slot) idle() *task {
 			}
 			p.sleep.nSpinning.Add(-1)
 		}
-		if p.closed.Load() || int(s.id) >= p.layout.Load().active {
+		if p.closed.Load() || s.retiring() {
 			return nil
 		}
 		t, woken := s.park(nil, 0)
