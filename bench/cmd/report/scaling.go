@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,9 +83,8 @@ func writeScaling(b *strings.Builder, raw, out string) error {
 	}
 	fmt.Fprintf(b, "A machine with more cores was lent for a few minutes; `%s/run.sh` ran there in one call, with the "+
 		"bench binary and examples built here (raw outputs beside it). Library measured: %s Machine: %s, %s CPUs (`lscpu`); "+
-		"`examples/topology`: %s. Started %s. The machine is a shared VM too: `seq` varied by up to 15%% between "+
-		"processes, so differences under about 10%% are noise. Medians of %s samples; the speedup is over `seq` "+
-		"at the same GOMAXPROCS.\n\n", rel, library, model, cpus, "`"+topo+"`", date, sampleCounts(s))
+		"`examples/topology`: %s. Started %s. The machine is a shared VM too: %s. Medians of %s samples; the speedup is over `seq` "+
+		"at the same GOMAXPROCS.\n\n", rel, library, model, cpus, "`"+topo+"`", date, seqSpread(s), sampleCounts(s))
 	procs := s.Procs()
 	head := []string{"workload"}
 	for _, p := range procs {
@@ -138,8 +138,30 @@ func writeScaling(b *strings.Builder, raw, out string) error {
 	writeScalingSections(b, dir, "exp.txt", "experiment",
 		fmt.Sprintf("Scheduling policies at P=%d (`PARLOOP_EXPERIMENT`, each setting against the default, alternated, 5 ops a sample)", maxp))
 	writeScalingSections(b, dir, "ab.txt", "",
-		"A/B of two library versions (`ab.sh`: `old` is the commit measured above, `new` the change named there), alternated")
+		"A/B (`ab.txt`: each column a side the library line above names, alternated in one call)")
 	return nil
+}
+
+// seqSpread says how far the sequential rows moved between processes at
+// the same GOMAXPROCS (the largest over the smallest sample of each
+// workload's seq), the run's own measure of its noise.
+func seqSpread(s *Set) string {
+	var spreads []float64
+	for _, w := range workloadList {
+		for _, p := range s.Procs() {
+			v := s.Values(w.Top+"/peer=seq", p, "ns/op")
+			if len(v) < 2 {
+				continue
+			}
+			spreads = append(spreads, slices.Max(v)/slices.Min(v)-1)
+		}
+	}
+	if len(spreads) == 0 {
+		return "one sample of each row, so its noise is not measured here"
+	}
+	m := median(spreads)
+	return fmt.Sprintf("the same `seq` row in two processes differed by %.0f%% (median over workloads and P) and up to %.0f%%, "+
+		"so differences under about %.0f%% are noise", 100*m, 100*slices.Max(spreads), 100*max(m, 0.05))
 }
 
 // sampleCounts says how many samples the parloop rows have at each P.

@@ -46,3 +46,18 @@ func TestScalingSectionsPairByP(t *testing.T) {
 		t.Errorf("experiment table:\n%s", out)
 	}
 }
+
+// Catches: the section's noise statement not measured from the run (a fixed
+// figure), or computed across GOMAXPROCS instead of within one.
+func TestSeqSpreadIsMeasuredWithinEachP(t *testing.T) {
+	text := "BenchmarkUniform/peer=seq-16 5 100 ns/op\nBenchmarkUniform/peer=seq-16 5 150 ns/op\n" +
+		"BenchmarkUniform/peer=seq-8 5 1000 ns/op\nBenchmarkUniform/peer=seq-8 5 1100 ns/op\n"
+	rs, err := ParseBench(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := seqSpread(NewSet(rs))
+	if !strings.Contains(got, "differed by 30% (median") || !strings.Contains(got, "up to 50%") {
+		t.Errorf("seqSpread = %q, want a median of 30%% (10%% and 50%%) and a largest of 50%%", got)
+	}
+}
