@@ -1,0 +1,96 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/parloop/parloop/bench/peers"
+	"github.com/parloop/parloop/bench/workloads"
+)
+
+// sweepCase is one point of the many-callers sweep: callers goroutines
+// each running a uniform loop of n at once, reps times per op (so that an
+// op of few small loops still lasts milliseconds).
+type sweepCase struct{ callers, n, reps int }
+
+// sweepCases is the sweep: the number of callers at the main suite's
+// loop size (10,000), and the loop size at its number of callers (64),
+// plus 512 callers of the small loop, where a call's own cost weighs most.
+// 512 callers of 1M are left out: 4 GB of slices and 1.5 s of CPU an op.
+var sweepCases = []sweepCase{
+	{8, 10_000, 64}, {64, 10_000, 8}, {512, 10_000, 1},
+	{64, 1_000, 80}, {64, 1_000_000, 1}, {512, 1_000, 10},
+}
+
+// sweepPeers are the peers of the sweep: the chunked hand-written
+// fan-outs and parloop's two loop verbs.
+var sweepPeers = []string{"static", "atomic", "errgroup", "par.For", "par.ForRange"}
+
+// BenchmarkCallersSweep is BenchmarkManyCallers over sweepCases, for
+// the issue's "8, 64 and 512 callers, small (n = 1,000) and large (n = 1M)
+// loops". seq: every caller runs its plain loop, all callers at once, so
+// the machine is as busy as with the peers and a call should cost what its
+// plain loop costs. cmd/report runs it in phase paired (ten rounds at 2
+// workers) and judges par.ForRange against seq and the best peer per case.
+func BenchmarkCallersSweep(b *testing.B) {
+	for _, c := range sweepCases {
+		// Made (and its pages touched) by the first sub-benchmark that
+		// runs, before its timer starts (64 loops of 1M are 512 MB), and
+		// dropped after the case.
+		var loops []*workloads.Loop
+		prepare := func() {
+			if loops == nil {
+				loops = workloads.Callers(c.callers, c.n)
+				for _, l := range loops {
+					l.Reset()
+				}
+			}
+		}
+		each := func(f func(l *workloads.Loop)) {
+			var wg sync.WaitGroup
+			for _, l := range loops {
+				wg.Go(func() {
+					for range c.reps {
+						f(l)
+					}
+				})
+			}
+			wg.Wait()
+		}
+		verify := func(b *testing.B) {
+			for _, l := range loops {
+				check(b, l.Verify())
+				l.Reset()
+			}
+		}
+		name := fmt.Sprintf("callers=%d/n=%d", c.callers, c.n)
+		b.Run(name+"/impl=seq", func(b *testing.B) {
+			prepare()
+			m := start(b, nil)
+			for range b.N {
+				each(func(l *workloads.Loop) { l.Plain() })
+			}
+			m.stop()
+			verify(b)
+		})
+		for _, p := range peers.Loops(false) {
+			if !slices.Contains(sweepPeers, p.Name) {
+				continue
+			}
+			b.Run(name+"/impl="+p.Name, func(b *testing.B) {
+				run, _, closePeer := p.Open()
+				defer closePeer()
+				prepare()
+				m := start(b, poolFor(p.Parloop))
+				for range b.N {
+					each(func(l *workloads.Loop) { run(l.N, l.Elem, l.Range) })
+				}
+				m.stop()
+				verify(b)
+			})
+		}
+		loops = nil
+	}
+}
