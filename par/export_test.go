@@ -77,3 +77,19 @@ func ParkedWorkersForTest(p *Pool) int {
 	}
 	return n
 }
+
+// SaturatedForTest fixes the saturation answer (saturation.go) to yes or
+// no, until the returned function restores measuring. Tests only; a test
+// that uses it must not run in parallel with others.
+func SaturatedForTest(yes bool) (restore func()) {
+	v := int32(2)
+	if yes {
+		v = 1
+	}
+	old := saturationForTest.Swap(v)
+	return func() { saturationForTest.Store(old) }
+}
+
+// HoldsGuestSeat reports whether the calling goroutine holds a guest seat
+// (a call from outside the pool that took the framed path).
+func HoldsGuestSeat() bool { return lookupGuest(goroutineKey()) != nil }

@@ -31,7 +31,8 @@ type Pool struct {
 	workers sync.WaitGroup
 
 	sleep       sleepState
-	callerStats slotStats // pieces run by guests (callers from outside)
+	callerStats slotStats   // pieces run by guests (callers from outside)
+	crowdCounts crowdCounts // crowded calls (crowd.go), counted with the callers'
 
 	nextResize atomic.Int64 // cputicks at which the next GOMAXPROCS check is due
 	lastKick   atomic.Int64 // cputicks of the last kick (cut.go)
@@ -248,8 +249,11 @@ func (p *Pool) resizeLocked(n int) {
 //
 // Close panics if it is called from a body that runs on p (on one of its
 // workers, or on the goroutine of a call to p that is running its own
-// pieces): it would wait for its own thread. Closing the default pool makes
-// the next call without On start a new default pool (see Default).
+// pieces): it would wait for its own thread. A call that runs as a plain
+// loop on its caller (at parallelism 1, or while the machine is crowded,
+// see par/crowd.go) waits for nobody, and Close from its body closes the
+// pool. Closing the default pool makes the next call without On start a
+// new default pool (see Default).
 func (p *Pool) Close() {
 	p.init()
 	k := goroutineKey()

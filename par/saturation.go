@@ -63,6 +63,9 @@ func init() {
 // at the last read, reading again first if that read is older than
 // saturationEvery. now is the caller's cputicks.
 func saturated(now int64, procs int) bool {
+	if f := saturationForTest.Load(); f != 0 {
+		return f == 1
+	}
 	at, every := saturation.at.Load(), saturation.every.Load()
 	if every == 0 {
 		every = nsToTicks(saturationEvery)
@@ -80,6 +83,19 @@ func saturated(now int64, procs int) bool {
 	saturation.every.Store(min(max(saturationCostX*cost, nsToTicks(saturationEvery)), nsToTicks(saturationMaxEvery)))
 	return yes
 }
+
+// saturatedHint is the last answer, without reading again however old it
+// is: for a look that must cost next to nothing (crowd.go).
+func saturatedHint() bool {
+	if f := saturationForTest.Load(); f != 0 {
+		return f == 1
+	}
+	return saturation.yes.Load()
+}
+
+// saturationForTest, set only by tests (export_test.go), fixes the answer:
+// 1 saturated, 2 not, 0 measured.
+var saturationForTest atomic.Int32
 
 // busyElsewhere reports whether layout l's pool should hold back from
 // offering work or spinning because the Ps are saturated: only for pools no

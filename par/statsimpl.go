@@ -38,6 +38,9 @@ func (p *Pool) Stats() Stats {
 		Wall:    time.Duration(nanotime() - p.statsFrom.Load()),
 		Callers: p.callerStats.snapshot(),
 	}
+	calls, busyNs := p.crowdCounts.sum() // crowded calls: a piece each
+	st.Callers.Pieces += calls
+	st.Callers.Busy += time.Duration(busyNs)
 	var busy []float64 // ns per participant
 	var total time.Duration
 	var pieces, steals int64
@@ -80,6 +83,7 @@ func (p *Pool) ResetStats() {
 		s.stats.reset()
 	}
 	p.callerStats.reset()
+	p.crowdCounts.reset()
 	p.statsFrom.Store(nanotime())
 }
 

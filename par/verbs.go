@@ -55,14 +55,23 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 			return runBlocking(verb, n, &c, &b)
 		}
 	}
+	lo := 0
+	if cp, now := crowdedPool(&c); cp != nil {
+		w := newCrowdWatch(cp, c.grain, now)
+		next, err := runSolo(verb, nil, false, 0, n, &c, &b, false, &w)
+		w.done()
+		if next == n || err != nil {
+			return err
+		}
+		lo = next // the crowd left: the rest runs as a parallel call
+	}
 	s, guest, p := enter(c.pool)
 	if s == nil || p.solo.Load() {
-		_, err := runSolo(verb, s, guest, n, &c, &b, false)
+		_, err := runSolo(verb, s, guest, lo, n, &c, &b, false, nil)
 		return err
 	}
-	lo := 0
 	if c.plainNested(s, guest) {
-		next, err := runSolo(verb, s, false, n, &c, &b, true)
+		next, err := runSolo(verb, s, false, lo, n, &c, &b, true, nil)
 		if next == n {
 			return err
 		}
@@ -104,26 +113,38 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 }
 
 // runSolo runs a range call at parallelism 1 (or with no seat: a closed
-// pool, or every guest seat taken): one loop on the caller, with no frame,
-// no task and no clock, since nothing can be offered to anybody. A panic is
-// wrapped and re-raised as the parallel path does; a Goexit simply goes
-// on, nothing else being in flight. s, if not nil, is the caller's seat,
-// released here if guest.
+// pool, or every guest seat taken): one loop on the caller over [lo, n),
+// with no frame, no task and no clock, since nothing can be offered to
+// anybody. A panic is wrapped and re-raised as the parallel path does; a
+// Goexit simply goes on, nothing else being in flight. s, if not nil, is
+// the caller's seat, released here if guest.
 //
 // It also runs plain nested calls (watch set, split.go): then For, Map and
 // ForErr look at s's deque before each iteration and, once it is empty,
 // return the index of the first iteration not run, for the caller to run
-// the rest as a parallel call. Otherwise next is n.
-func runSolo(verb string, s *slot, guest bool, n int, c *callConfig, b *rangeBody, watch bool) (next int, err error) {
-	sc := beginSolo(verb, s, guest, n)
+// the rest as a parallel call. Crowded calls (crowd not nil, crowd.go) do
+// the same between chunks, once crowd finds the Ps no longer saturated.
+// Otherwise next is n.
+func runSolo(verb string, s *slot, guest bool, lo, n int, c *callConfig, b *rangeBody, watch bool, crowd *crowdWatch) (next int, err error) {
+	sc := beginSolo(verb, s, guest, n-lo)
 	defer sc.end()
 	next = n
 	switch {
+	case b.r != nil && crowd != nil:
+		for lo < n {
+			hi := lo + min(crowd.size, n-lo)
+			b.r(lo, hi)
+			lo = hi
+			if lo < n && !crowd.still(lo) {
+				next = lo
+				break
+			}
+		}
 	case b.r != nil && watch:
 		// Chunks of 1, 2, 4, ... indices, looking at the deque between
 		// them: a thief that empties it waits at most about as long as
 		// the call has run so far.
-		for lo, size := 0, 1; lo < n; size = nextChunk(size) {
+		for size := 1; lo < n; size = nextChunk(size) {
 			if lo > 0 && s.dq.Len() == 0 {
 				next = lo
 				break
@@ -133,12 +154,14 @@ func runSolo(verb string, s *slot, guest bool, n int, c *callConfig, b *rangeBod
 			lo = hi
 		}
 	case b.r != nil:
-		b.r(0, n)
+		b.r(lo, n)
 		if c.progress != nil {
-			c.progress.done.Add(int64(n))
+			c.progress.done.Add(int64(n - lo))
 		}
+	case b.i != nil && crowd != nil:
+		next = crowd.forEach(b.i, lo, n)
 	case b.i != nil && watch:
-		for i := range n {
+		for i := lo; i < n; i++ {
 			if s.dq.Len() == 0 {
 				next = i
 				break
@@ -148,7 +171,7 @@ func runSolo(verb string, s *slot, guest bool, n int, c *callConfig, b *rangeBod
 	case b.i != nil && c.progress != nil:
 		// Count in chunks, as grains do elsewhere, not an atomic add per item.
 		const chunk = 256
-		for lo := 0; lo < n; lo += chunk {
+		for ; lo < n; lo += chunk {
 			hi := lo + min(chunk, n-lo)
 			for i := lo; i < hi; i++ {
 				b.i(i)
@@ -156,16 +179,27 @@ func runSolo(verb string, s *slot, guest bool, n int, c *callConfig, b *rangeBod
 			c.progress.done.Add(int64(hi - lo))
 		}
 	case b.i != nil:
-		for i := range n {
+		for i := lo; i < n; i++ {
 			b.i(i)
 		}
 	default:
 		done := b.ctx.Done()
+		look := n
+		if crowd != nil {
+			look = lo + crowd.size
+		}
 	loop:
-		for i := range n {
+		for i := lo; i < n; i++ {
 			if watch && s.dq.Len() == 0 {
 				next = i
 				break
+			}
+			if i == look {
+				if !crowd.still(i) {
+					next = i
+					break
+				}
+				look = i + crowd.size
 			}
 			select {
 			case <-done:
@@ -230,14 +264,16 @@ func (sc *soloCall) end() {
 
 // reduceSolo is runSolo for Reduce and ReduceRange: leaf over the whole
 // range, without a closure that would escape. With watch (a plain nested
-// call), it folds chunks of 1, 2, 4, ... indices left to right, looking at
-// s's deque between them as runSolo does, and once a thief has emptied it
-// hands the rest to a parallel call whose identity is the fold so far, so
-// the result is still combine(identity, fold of every chunk in order).
-func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, c callConfig, watch bool) T {
+// call) or crowd (a crowded call), it folds chunks of 1, 2, 4, ... indices
+// left to right, looking at s's deque (or at the crowd) between them as
+// runSolo does, and once a thief has emptied the deque (or the crowd has
+// left) hands the rest to a parallel call whose identity is the fold so
+// far, so the result is still combine(identity, fold of every chunk in
+// order).
+func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, c callConfig, watch bool, crowd *crowdWatch) T {
 	sc := beginSolo(verb, s, guest, n)
 	defer sc.end()
-	if !watch {
+	if !watch && crowd == nil {
 		out := combine(identity, leaf(0, n))
 		if c.progress != nil {
 			c.progress.done.Add(int64(n))
@@ -247,17 +283,31 @@ func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf
 	}
 	acc := leaf(0, 1)
 	lo := 1
-	for size := 2; lo < n && s.dq.Len() != 0; size = nextChunk(size) {
-		hi := lo + min(size, n-lo)
-		acc = combine(acc, leaf(lo, hi))
-		lo = hi
+	if crowd != nil {
+		for lo < n && crowd.still(lo) {
+			hi := lo + min(crowd.size, n-lo)
+			acc = combine(acc, leaf(lo, hi))
+			lo = hi
+		}
+		crowd.done()
+	} else {
+		for size := 2; lo < n && s.dq.Len() != 0; size = nextChunk(size) {
+			hi := lo + min(size, n-lo)
+			acc = combine(acc, leaf(lo, hi))
+			lo = hi
+		}
 	}
 	if lo < n {
 		off := lo
-		acc = reduceRange(verb, n-off, acc, func(a, b int) T { return leaf(a+off, b+off) }, combine, nil)
+		var opts []Option
+		if crowd != nil {
+			opts = []Option{On(crowd.p)} // a nested call finds its pool; a crowded one must name it
+		}
+		acc = reduceRange(verb, n-off, acc, func(a, b int) T { return leaf(a+off, b+off) }, combine, opts)
 	}
+	out := combine(identity, acc) // before returned: its panic is wrapped too
 	sc.returned = true
-	return combine(identity, acc)
+	return out
 }
 
 // nextChunk doubles a plain call's chunk, short of overflowing.
@@ -461,12 +511,16 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 	if c.deterministic {
 		return reduceDeterministic(n, identity, leaf, combine, c)
 	}
+	if cp, now := crowdedPool(&c); cp != nil {
+		w := newCrowdWatch(cp, c.grain, now)
+		return reduceSolo(verb, nil, false, n, identity, leaf, combine, c, false, &w)
+	}
 	s, guest, p := enter(c.pool)
 	if s == nil || p.solo.Load() {
-		return reduceSolo(verb, s, guest, n, identity, leaf, combine, c, false)
+		return reduceSolo(verb, s, guest, n, identity, leaf, combine, c, false, nil)
 	}
 	if c.plainNested(s, guest) { // no frame
-		return reduceSolo(verb, s, false, n, identity, leaf, combine, c, true)
+		return reduceSolo(verb, s, false, n, identity, leaf, combine, c, true, nil)
 	}
 	return runReduce(verb, &reduceFrame[T]{leaf: leaf, combine: combine}, s, guest, p, n, identity, c)
 }
