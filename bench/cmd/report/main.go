@@ -73,9 +73,9 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 		}
 		ps = append(ps, Phase{
 			Name:    "paired",
-			Benches: []string{"UTS", "UTSAlloc", "IterSlice", "LongFirstItem"},
+			Benches: []string{"UTS", "UTSAlloc", "IterSlice", "LongFirstItem", "CallersSweep"},
 			CPU:     []int{2}, Rounds: goalCount, Benchtime: treeTime, Short: quick,
-			Benchstat: []BenchstatView{{Title: "tree walks, Filter+Map+Reduce and a long first item at 2 workers, ten rounds"}},
+			Benchstat: []BenchstatView{{Title: "tree walks, Filter+Map+Reduce, a long first item and the many-callers sweep at 2 workers, ten rounds"}},
 		})
 		ps = append(ps, Phase{
 			Name:    "goals2",

@@ -53,7 +53,7 @@ func TestPairedPhase(t *testing.T) {
 		t.Fatal("no phase paired")
 	}
 	p := ps[i]
-	if !slices.Equal(p.Benches, []string{"UTS", "UTSAlloc", "IterSlice", "LongFirstItem"}) || !slices.Equal(p.CPU, []int{2}) || p.Rounds != 10 || p.Benchtime != "3x" {
+	if !slices.Equal(p.Benches, []string{"UTS", "UTSAlloc", "IterSlice", "LongFirstItem", "CallersSweep"}) || !slices.Equal(p.CPU, []int{2}) || p.Rounds != 10 || p.Benchtime != "3x" {
 		t.Errorf("phase paired: %+v", p)
 	}
 	if !slices.Contains(phaseNames, "paired") {

@@ -197,6 +197,67 @@ func evalRows(trees, rows, few, blocking *Set) []GoalRow {
 			}
 		}
 	}
+	out = append(out, evalCallersSweep(trees)...)
+	return out
+}
+
+// evalCallersSweep is the goal of many callers over BenchmarkCallersSweep
+// (phase paired, 2 workers): at every point of the sweep, par.ForRange
+// costs what the callers' plain loops cost (ties within the band count) and
+// no more than the best chunked peer, each paired by round.
+func evalCallersSweep(s *Set) []GoalRow {
+	var out []GoalRow
+	const p = 2
+	var cases []string
+	seen := map[string]bool{}
+	for _, n := range s.Names("CallersSweep/") {
+		c := strings.TrimSuffix(n, "/impl="+nameKey(n, "impl"))
+		if !seen[c] {
+			seen[c] = true
+			cases = append(cases, c)
+		}
+	}
+	for _, c := range cases {
+		what := fmt.Sprintf("many callers, %s goroutines each calling a loop of %s at once", nameKey(c, "callers"), nameKey(c, "n"))
+		target := fmt.Sprintf("≤ %.2f× the time", 1+tieBand)
+		if r := s.PairedRatios(c+"/impl=par.ForRange", c+"/impl=seq", p, "ns/op"); len(r) > 0 {
+			med, sp := ratioSummary(r)
+			out = append(out, GoalRow{Goal: what + ": `par.ForRange` against `seq` (each caller's plain loop)", Procs: p,
+				Target: target + " (a call costs what its loop costs)", Measured: fmtX(med) + " the time", Spread: sp, Samples: len(r),
+				Verdict: verdict(med <= 1+tieBand)})
+		}
+		fr := s.Values(c+"/impl=par.ForRange", p, "ns/op")
+		var best []float64
+		var names []string
+		for _, peer := range []string{"static", "atomic", "errgroup"} {
+			v := s.Values(c+"/impl="+peer, p, "ns/op")
+			if len(v) == 0 {
+				continue
+			}
+			names = append(names, peer)
+			for i := range v {
+				if i >= len(best) {
+					best = append(best, v[i])
+				} else {
+					best[i] = min(best[i], v[i])
+				}
+			}
+		}
+		var r []float64
+		for i := 0; i < min(len(fr), len(best)); i++ {
+			r = append(r, fr[i]/best[i])
+		}
+		if len(r) > 0 {
+			med, sp := ratioSummary(r)
+			out = append(out, GoalRow{Goal: what + ": `par.ForRange` against the best of " + strings.Join(names, ", ") + " in the same round", Procs: p,
+				Target: target, Measured: fmtX(med) + " the time", Spread: sp, Samples: len(r), Verdict: verdict(med <= 1+tieBand)})
+		}
+		if r := s.PairedRatios(c+"/impl=par.For", c+"/impl=seq", p, "ns/op"); len(r) > 0 {
+			med, sp := ratioSummary(r)
+			out = append(out, GoalRow{Goal: what + ": `par.For` (a call per index through a func value) against `seq`", Procs: p,
+				Target: "–", Measured: fmtX(med) + " the time", Spread: sp, Samples: len(r), Verdict: "info"})
+		}
+	}
 	return out
 }
 
@@ -208,7 +269,7 @@ func writeRows(b *strings.Builder, trees, rows, few, blocking *Set, warning stri
 	b.WriteString("## Few items, blocking bodies, labels, nested calls\n\n" +
 		"Rows for calls the main suite does not cover. Few items and blocking bodies run at the largest GOMAXPROCS " +
 		"(phases `few` and `blocking`, medians); labels and nested calls at 1 and 2 (phase `rows`, paired by round as the goals are); " +
-		"the unbalanced tree's goal rows come from phase `paired` (10 rounds of 3 ops each at 2 workers, paired by round; " +
+		"the unbalanced tree's and the many callers' goal rows come from phase `paired` (10 rounds of 3 ops each at 2 workers, paired by round; " +
 		"its tables, over every GOMAXPROCS, are under *Workloads*, from the main suite).\n\n")
 	b.WriteString(warning)
 	t := table{head: []string{"goal", "P", "target", "measured", "range", "n", "result"}}
