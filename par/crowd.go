@@ -16,9 +16,9 @@ package par
 // between them; once it finds the Ps no longer saturated, it hands the
 // rest to the usual path (a seat and a frame, which can split), as a plain
 // nested call hands its rest over when a thief has emptied its deque
-// (split.go). The call's entry and its first look read the clock (an
-// answer older than its period is read again, saturation.go; the entry
-// also follows GOMAXPROCS). If the first chunk was cheap, the looks before
+// (split.go). The call's entry (when the last answer says saturated) and
+// its first look read the clock (an answer older than its period is read
+// again, saturation.go; the entry also follows GOMAXPROCS). If the first chunk was cheap, the looks before
 // crowdClockFrom indices only load the last answer (a flag that is rarely
 // written, so a small call pays almost nothing); after a slow first chunk,
 // or from crowdClockFrom indices on, every look reads the clock, which
@@ -58,12 +58,15 @@ const (
 
 // crowdedPool returns the pool a call with config c, from the running
 // goroutine, runs on if it is crowded, and the tick it looked at; else
-// nil. It reads the clock, to refresh an answer older than its period (a
-// stale "saturated" would otherwise stand until some other look refreshed
-// it) and to follow GOMAXPROCS, which a crowded call's seatless path never
-// checks otherwise.
+// nil. When the last answer says saturated, it reads the clock, to refresh
+// that answer if it is older than its period (a stale "saturated" would
+// otherwise stand until some other look refreshed it) and to follow
+// GOMAXPROCS, which a crowded call's seatless path never checks otherwise.
 func crowdedPool(c *callConfig) (*Pool, int64) {
-	if c.progress != nil || c.weights != nil || trace.IsEnabled() {
+	// The last answer first, a load: a call that is not crowded (the
+	// common case) pays nothing more. A stale "not saturated" sends a
+	// crowded call down the framed path, whose grains read again.
+	if !saturatedHint() || c.progress != nil || c.weights != nil || trace.IsEnabled() {
 		return nil, 0
 	}
 	p := c.pool
