@@ -30,10 +30,12 @@ var sweepPeers = []string{"static", "atomic", "errgroup", "par.For", "par.ForRan
 
 // BenchmarkCallersSweep is BenchmarkManyCallers over sweepCases, for
 // the issue's "8, 64 and 512 callers, small (n = 1,000) and large (n = 1M)
-// loops". seq: every caller runs its plain loop, all callers at once, so
+// loops". The bases run every caller's loop, all callers at once, so that
 // the machine is as busy as with the peers and a call should cost what its
-// plain loop costs. cmd/report runs it in phase paired (ten rounds at 2
-// workers) and judges par.ForRange against seq and the best peer per case.
+// loop costs: seq (the plain loop), seq-range (the range body over [0, n))
+// and seq-func (a loop calling the func value). cmd/report runs it in phase
+// paired (ten rounds at 2 workers) and judges par.ForRange against
+// seq-range and the best peer per case, par.For against seq-func.
 func BenchmarkCallersSweep(b *testing.B) {
 	for _, c := range sweepCases {
 		// Made (and its pages touched) by the first sub-benchmark that
@@ -66,15 +68,28 @@ func BenchmarkCallersSweep(b *testing.B) {
 			}
 		}
 		name := fmt.Sprintf("callers=%d/n=%d", c.callers, c.n)
-		b.Run(name+"/impl=seq", func(b *testing.B) {
-			prepare()
-			m := start(b, nil)
-			for range b.N {
-				each(func(l *workloads.Loop) { l.Plain() })
-			}
-			m.stop()
-			verify(b)
-		})
+		// The bases: each caller's plain loop; its range body over [0, n)
+		// (par.ForRange's base: the same machine code, whose speed differs
+		// from the plain loop's by where the linker put it, see
+		// goalLoop); and a loop calling its func value (par.For's base).
+		for _, base := range []struct {
+			impl string
+			run  func(l *workloads.Loop)
+		}{
+			{"seq", func(l *workloads.Loop) { l.Plain() }},
+			{"seq-range", func(l *workloads.Loop) { l.Range(0, l.N) }},
+			{"seq-func", func(l *workloads.Loop) { peers.SeqFunc(l.N, l.Elem, nil) }},
+		} {
+			b.Run(name+"/impl="+base.impl, func(b *testing.B) {
+				prepare()
+				m := start(b, nil)
+				for range b.N {
+					each(base.run)
+				}
+				m.stop()
+				verify(b)
+			})
+		}
 		for _, p := range peers.Loops(false) {
 			if !slices.Contains(sweepPeers, p.Name) {
 				continue

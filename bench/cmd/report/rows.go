@@ -220,9 +220,13 @@ func evalCallersSweep(s *Set) []GoalRow {
 	for _, c := range cases {
 		what := fmt.Sprintf("many callers, %s goroutines each calling a loop of %s at once", nameKey(c, "callers"), nameKey(c, "n"))
 		target := fmt.Sprintf("≤ %.2f× the time", 1+tieBand)
-		if r := s.PairedRatios(c+"/impl=par.ForRange", c+"/impl=seq", p, "ns/op"); len(r) > 0 {
+		base, baseWhat := "seq-range", "`seq-range` (each caller's range body over [0, n), the same loop code)"
+		if len(s.Values(c+"/impl="+base, p, "ns/op")) == 0 { // runs before the base existed
+			base, baseWhat = "seq", "`seq` (each caller's plain loop)"
+		}
+		if r := s.PairedRatios(c+"/impl=par.ForRange", c+"/impl="+base, p, "ns/op"); len(r) > 0 {
 			med, sp := ratioSummary(r)
-			out = append(out, GoalRow{Goal: what + ": `par.ForRange` against `seq` (each caller's plain loop)", Procs: p,
+			out = append(out, GoalRow{Goal: what + ": `par.ForRange` against " + baseWhat, Procs: p,
 				Target: target + " (a call costs what its loop costs)", Measured: fmtX(med) + " the time", Spread: sp, Samples: len(r),
 				Verdict: verdict(med <= 1+tieBand)})
 		}
@@ -252,9 +256,14 @@ func evalCallersSweep(s *Set) []GoalRow {
 			out = append(out, GoalRow{Goal: what + ": `par.ForRange` against the best of " + strings.Join(names, ", ") + " in the same round", Procs: p,
 				Target: target, Measured: fmtX(med) + " the time", Spread: sp, Samples: len(r), Verdict: verdict(med <= 1+tieBand)})
 		}
-		if r := s.PairedRatios(c+"/impl=par.For", c+"/impl=seq", p, "ns/op"); len(r) > 0 {
+		if r := s.PairedRatios(c+"/impl=par.For", c+"/impl=seq-func", p, "ns/op"); len(r) > 0 {
 			med, sp := ratioSummary(r)
-			out = append(out, GoalRow{Goal: what + ": `par.For` (a call per index through a func value) against `seq`", Procs: p,
+			out = append(out, GoalRow{Goal: what + ": `par.For` against `seq-func` (each caller's loop calling the same func value)", Procs: p,
+				Target: "–", Measured: fmtX(med) + " the time", Spread: sp, Samples: len(r), Verdict: "info"})
+		}
+		if r := s.PairedRatios(c+"/impl=seq-range", c+"/impl=seq", p, "ns/op"); len(r) > 0 {
+			med, sp := ratioSummary(r)
+			out = append(out, GoalRow{Goal: what + ": for scale, `seq-range` against `seq` (the same loop, two copies of its machine code)", Procs: p,
 				Target: "–", Measured: fmtX(med) + " the time", Spread: sp, Samples: len(r), Verdict: "info"})
 		}
 	}
