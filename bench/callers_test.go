@@ -8,6 +8,7 @@ import (
 
 	"github.com/parloop/parloop/bench/peers"
 	"github.com/parloop/parloop/bench/workloads"
+	"github.com/parloop/parloop/par"
 )
 
 // sweepCase is one point of the many-callers sweep: callers goroutines
@@ -80,32 +81,43 @@ func BenchmarkCallersSweep(b *testing.B) {
 			{"seq-range", func(l *workloads.Loop) { l.Range(0, l.N) }},
 			{"seq-func", func(l *workloads.Loop) { peers.SeqFunc(l.N, l.Elem, nil) }},
 		} {
-			b.Run(name+"/impl="+base.impl, func(b *testing.B) {
-				prepare()
-				m := start(b, nil)
-				for range b.N {
-					each(base.run)
-				}
-				m.stop()
-				verify(b)
+			callersOp(b, name+"/impl="+base.impl, nil, prepare, each, verify, func() (func(*workloads.Loop), func()) {
+				return base.run, func() {}
 			})
 		}
 		for _, p := range peers.Loops(false) {
-			if !slices.Contains(sweepPeers, p.Name) {
-				continue
+			if slices.Contains(sweepPeers, p.Name) {
+				callersOp(b, name+"/impl="+p.Name, poolFor(p.Parloop), prepare, each, verify, peerBody(p))
 			}
-			b.Run(name+"/impl="+p.Name, func(b *testing.B) {
-				run, _, closePeer := p.Open()
-				defer closePeer()
-				prepare()
-				m := start(b, poolFor(p.Parloop))
-				for range b.N {
-					each(func(l *workloads.Loop) { run(l.N, l.Elem, l.Range) })
-				}
-				m.stop()
-				verify(b)
-			})
 		}
 		loops = nil
+	}
+}
+
+// callersOp runs one sub-benchmark of a many-callers workload: open gives
+// what each caller runs on its loop (and what to close after), prepare
+// readies the loops before the timer, each runs a body in every caller at
+// once, and verify checks the loops after; pool is the parloop pool whose
+// stats the meter reads (nil for none).
+func callersOp(b *testing.B, name string, pool *par.Pool, prepare func(), each func(func(*workloads.Loop)), verify func(*testing.B), open func() (body func(*workloads.Loop), close func())) {
+	b.Run(name, func(b *testing.B) {
+		body, closeBody := open()
+		defer closeBody()
+		prepare()
+		m := start(b, pool)
+		for range b.N {
+			each(body)
+		}
+		m.stop()
+		verify(b)
+	})
+}
+
+// peerBody opens loop peer p for callersOp: each caller runs its loop
+// through the peer.
+func peerBody(p peers.LoopPeer) func() (func(*workloads.Loop), func()) {
+	return func() (func(*workloads.Loop), func()) {
+		run, _, closePeer := p.Open()
+		return func(l *workloads.Loop) { run(l.N, l.Elem, l.Range) }, closePeer
 	}
 }

@@ -55,26 +55,10 @@ func BenchmarkManyCallers(b *testing.B) {
 			l.Reset()
 		}
 	}
-	b.Run("peer=seq", func(b *testing.B) {
-		reset()
-		m := start(b, nil)
-		for range b.N {
-			each(func(l *workloads.Loop) { l.Plain() })
-		}
-		m.stop()
-		verify(b)
+	callersOp(b, "peer=seq", nil, reset, each, verify, func() (func(*workloads.Loop), func()) {
+		return func(l *workloads.Loop) { l.Plain() }, func() {}
 	})
 	for _, p := range peers.Loops(true) {
-		b.Run("peer="+p.Name, func(b *testing.B) {
-			run, _, closePeer := p.Open()
-			defer closePeer()
-			reset()
-			m := start(b, poolFor(p.Parloop))
-			for range b.N {
-				each(func(l *workloads.Loop) { run(l.N, l.Elem, l.Range) })
-			}
-			m.stop()
-			verify(b)
-		})
+		callersOp(b, "peer="+p.Name, poolFor(p.Parloop), reset, each, verify, peerBody(p))
 	}
 }
