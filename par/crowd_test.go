@@ -184,7 +184,23 @@ func TestCrowdedCallKeepsTheGrain(t *testing.T) {
 	})
 	wg.Wait()
 	if short.Load() != 0 {
-		t.Errorf("%d of %d pieces shorter than Grain(%d) before the last", short.Load(), pieces.Load(), g)
+		t.Errorf("ForRange: %d of %d pieces shorter than Grain(%d) before the last", short.Load(), pieces.Load(), g)
+	}
+	short.Store(0)
+	pieces.Store(0)
+	var sum int
+	wg.Go(func() {
+		sum = par.ReduceRange(n, 0, func(lo, hi int) int {
+			pieces.Add(1)
+			if hi-lo < g && hi != n {
+				short.Add(1)
+			}
+			return hi - lo
+		}, func(a, b int) int { return a + b }, par.On(p), par.Grain(g))
+	})
+	wg.Wait()
+	if short.Load() != 0 || sum != n {
+		t.Errorf("ReduceRange: %d of %d leaves shorter than Grain(%d) before the last, sum %d (want %d)", short.Load(), pieces.Load(), g, sum, n)
 	}
 }
 

@@ -127,10 +127,10 @@ func runSolo(verb string, s *slot, guest bool, lo, n int, c *callConfig, b *rang
 	next = n
 	switch {
 	case b.r != nil && watch:
-		// Chunks of 1, 2, 4, ... indices, looking at the deque between
-		// them: a thief that empties it waits at most about as long as
-		// the call has run so far.
-		for size := 1; lo < n; size = nextChunk(size) {
+		// Chunks of 1, 2, 4, ... indices (g, 2g, 4g, ... with Grain(g)),
+		// looking at the deque between them: a thief that empties it
+		// waits at most about as long as the call has run so far.
+		for size := max(c.grain, 1); lo < n; size = nextChunk(size) {
 			if lo > 0 && s.dq.Len() == 0 {
 				next = lo
 				break
@@ -304,8 +304,8 @@ func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf
 		sc.returned = true
 		return out
 	}
-	acc := leaf(0, 1)
-	lo := 1
+	lo := min(max(c.grain, 1), n) // the first chunk: the Grain hint, or one index
+	acc := leaf(0, lo)
 	if crowd != nil {
 		for lo < n && crowd.still(lo) {
 			hi := lo + min(crowd.size, n-lo)
@@ -314,7 +314,7 @@ func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf
 		}
 		crowd.done()
 	} else {
-		for size := 2; lo < n && s.dq.Len() != 0; size = nextChunk(size) {
+		for size := 2 * lo; lo < n && s.dq.Len() != 0; size = nextChunk(size) {
 			hi := lo + min(size, n-lo)
 			acc = combine(acc, leaf(lo, hi))
 			lo = hi
