@@ -32,7 +32,9 @@ package par
 // so nothing can be lost; a handed-over rest is an ordinary call over the
 // indices not yet run.
 //
-// Not crowded: calls made by a pool's own workers (their nested calls go
+// Not crowded: calls on a pool other than the default one (On(p): a body's
+// nested call without On must find p, and a crowded call holds no seat to
+// find it by), calls made by a pool's own workers (their nested calls go
 // to their deques as usual), pools wider than GOMAXPROCS (their bodies
 // block, and their spare workers exist to run meanwhile), calls with
 // Track (counted per grain) or Weighted (split by weight), and calls made
@@ -69,9 +71,13 @@ func crowdedPool(c *callConfig) (*Pool, int64) {
 	if !saturatedHint() || c.progress != nil || c.weights != nil || trace.IsEnabled() {
 		return nil, 0
 	}
-	p := c.pool
-	if p == nil {
-		p = Default()
+	// Only on the default pool: a body's nested call without On must run
+	// on the pool that runs the body, and a crowded call holds no seat
+	// that would tell it which pool that is; from a crowded call on the
+	// default pool it goes to the default pool, which is right.
+	p := Default()
+	if c.pool != nil && c.pool != p {
+		return nil, 0
 	}
 	l := p.layout.Load()
 	if l == nil || l.active == 0 || l.wide() || p.closed.Load() {

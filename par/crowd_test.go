@@ -67,7 +67,7 @@ var crowdVerbs = []struct {
 // path. The control half shows that the test can see a seat.
 func TestCrowdedCallsRunPlainOnTheCaller(t *testing.T) {
 	atLeastTwoPs(t)
-	p := newPool(t, par.Workers(2))
+	p := par.Default()                               // only the default pool's calls are crowded
 	par.For(100, func(int) { spin(100) }, par.On(p)) // start the pool
 	for _, crowded := range []bool{true, false} {
 		restore := par.SaturatedForTest(crowded)
@@ -109,7 +109,7 @@ func TestCrowdedCallsRunPlainOnTheCaller(t *testing.T) {
 // repeats or misfolds indices.
 func TestCrowdedCallHandsOverWhenTheCrowdLeaves(t *testing.T) {
 	atLeastTwoPs(t)
-	p := newPool(t, par.Workers(2))
+	p := par.Default()
 	par.For(100, func(int) { spin(100) }, par.On(p))
 	for _, v := range crowdVerbs {
 		restore := par.SaturatedForTest(true)
@@ -145,7 +145,8 @@ func TestCrowdedCallHandsOverWhenTheCrowdLeaves(t *testing.T) {
 // Catches: a panic in a crowded call's body not re-raised in the caller as
 // a *par.PanicError, as on every other path.
 func TestCrowdedCallPanics(t *testing.T) {
-	p := newPool(t, par.Workers(2))
+	atLeastTwoPs(t)
+	p := par.Default()
 	par.For(100, func(int) { spin(100) }, par.On(p))
 	defer par.SaturatedForTest(true)()
 	var got any
@@ -168,7 +169,8 @@ func TestCrowdedCallPanics(t *testing.T) {
 // Catches: a crowded ForRange handing its body ranges shorter than the
 // Grain hint asked for (the plain path's chunks start at 1 without it).
 func TestCrowdedCallKeepsTheGrain(t *testing.T) {
-	p := newPool(t, par.Workers(2))
+	atLeastTwoPs(t)
+	p := par.Default()
 	par.For(100, func(int) { spin(100) }, par.On(p))
 	defer par.SaturatedForTest(true)()
 	const n, g = 10_000, 100
@@ -207,7 +209,8 @@ func TestCrowdedCallKeepsTheGrain(t *testing.T) {
 // Catches: crowded calls missing from the pool's Stats (no seat, so none
 // of the guests' counters), which would make a crowded program look idle.
 func TestCrowdedCallsCountInStats(t *testing.T) {
-	p := newPool(t, par.Workers(2))
+	atLeastTwoPs(t)
+	p := par.Default()
 	par.For(100, func(int) { spin(100) }, par.On(p))
 	defer par.SaturatedForTest(true)()
 	p.ResetStats()
@@ -222,5 +225,39 @@ func TestCrowdedCallsCountInStats(t *testing.T) {
 	p.ResetStats()
 	if c := p.Stats().Callers; c.Pieces != 0 || c.Busy != 0 {
 		t.Errorf("after ResetStats: callers' pieces %d, busy %v; want 0 and 0", c.Pieces, c.Busy)
+	}
+}
+
+// Catches: a call on a pool other than the default one made crowded: it
+// holds no seat then, and a nested call without On in one of its bodies
+// would run on the default pool instead of the body's.
+func TestCrowdedCallsOnlyOnTheDefaultPool(t *testing.T) {
+	atLeastTwoPs(t)
+	p := newPool(t, par.Workers(2))
+	par.For(100, func(int) { spin(100) }, par.On(p))
+	defer par.SaturatedForTest(true)()
+	var onDefault, bodies atomic.Int32
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		par.For(200, func(int) {
+			bodies.Add(1)
+			par.For(4, func(int) {
+				if w := par.WorkerPool(); w != nil && w != p {
+					onDefault.Add(1)
+				}
+			})
+		}, par.On(p))
+	})
+	wg.Wait()
+	if onDefault.Load() != 0 {
+		t.Errorf("%d nested bodies of %d calls ran on another pool's workers; want 0", onDefault.Load(), bodies.Load())
+	}
+	before := par.Default().Stats().Total().Pieces
+	wg.Go(func() {
+		par.For(200, func(int) { par.For(4, func(int) {}) }, par.On(p))
+	})
+	wg.Wait()
+	if d := par.Default().Stats().Total().Pieces - before; d != 0 {
+		t.Errorf("the default pool counted %d pieces of calls nested in a saturated call on another pool; want 0", d)
 	}
 }
