@@ -18,19 +18,20 @@ package par
 // nested call hands its rest over when a thief has emptied its deque
 // (split.go). The call's entry (when the last answer says saturated) and
 // its first look read the clock (an answer older than its period is read
-// again, saturation.go; the entry also follows GOMAXPROCS). If the first chunk was cheap, the looks before
-// crowdClockFrom indices only load the last answer (a flag that is rarely
-// written, so a small call pays almost nothing); after a slow first chunk,
-// or from crowdClockFrom indices on, every look reads the clock, which
-// refreshes the answer, and a chunk that lasts crowdChunkNs stops the
-// doubling, so that a long call looks at least that often.
+// again, saturation.go; the entry also follows GOMAXPROCS). If the first
+// chunk was cheap, the looks before crowdClockFrom indices only load the
+// last answer (a flag that is rarely written, so a small call pays almost
+// nothing); after a slow first chunk, or from crowdClockFrom indices on,
+// every look reads the clock, which refreshes the answer, and a chunk that
+// lasts crowdChunkNs stops the doubling, so that a long call looks at
+// least that often.
 //
 // Ordering: the answer is a hint (saturation.go). A stale "saturated" (at
 // most one period old) costs a call that runs plainly for at most its
-// first crowdClockFrom indices, or one chunk, longer than it should; a stale "not saturated" costs the
-// framed path, which is what every call paid before. Nothing is offered,
-// so nothing can be lost; a handed-over rest is an ordinary call over the
-// indices not yet run.
+// first crowdClockFrom indices, or one chunk, longer than it should; a
+// stale "not saturated" costs the framed path, which is what every call
+// paid before. Nothing is offered, so nothing can be lost; a handed-over
+// rest is an ordinary call over the indices not yet run.
 //
 // Not crowded: calls on a pool other than the default one (On(p): a body's
 // nested call without On must find p, and a crowded call holds no seat to
@@ -105,25 +106,25 @@ func crowdedPool(c *callConfig) (*Pool, int64) {
 // next chunk is and whether the call is still crowded.
 type crowdWatch struct {
 	p     *Pool
-	key   uintptr // the caller's goroutine key, for its counters' shard
-	start int64   // cputicks at the call's start
-	size  int     // the next chunk's length in indices
-	looks int     // looks so far
-	clock bool    // read the clock at every look: chunks are slow, or many indices ran
-	fixed bool    // a chunk lasted crowdChunkNs: size stays
-	t     int64   // cputicks at the call's start or at the last look that read the clock
+	start int64 // cputicks at the call's start
+	size  int   // the next chunk's length in indices
+	looks int   // looks so far
+	clock bool  // read the clock at every look: chunks are slow, or many indices ran
+	fixed bool  // a chunk lasted crowdChunkNs: size stays
+	t     int64 // cputicks at the call's start or at the last look that read the clock
 }
 
 // newCrowdWatch starts a crowded call's chunks at the Grain hint, so that
 // a range body never sees less than it asked for (the last chunk aside);
 // now is the call's start.
 func newCrowdWatch(p *Pool, grain int, now int64) crowdWatch {
-	return crowdWatch{p: p, key: goroutineKey(), start: now, size: max(grain, 1), t: now}
+	return crowdWatch{p: p, start: now, size: max(grain, 1), t: now}
 }
 
-// done counts the crowded part of the call in the pool's stats.
+// done counts the crowded part of the call in the pool's stats, in the
+// shard of the caller's goroutine.
 func (w *crowdWatch) done() {
-	sh := &w.p.crowdCounts[hashKey(w.key)%crowdShards]
+	sh := &w.p.crowdCounts[hashKey(goroutineKey())%crowdShards]
 	sh.calls.Add(1)
 	sh.busyNs.Add(ticksToNs(cputicks() - w.start))
 }
@@ -182,26 +183,13 @@ func (w *crowdWatch) still(ran int) bool {
 	return true
 }
 
-// forRange runs body over [0, n) in chunks, as long as the call is
-// crowded, and returns the first index not run (n if all ran).
-func (w *crowdWatch) forRange(body func(lo, hi int), n int) int {
-	for lo := 0; lo < n; {
-		hi := lo + min(w.size, n-lo)
-		body(lo, hi)
-		lo = hi
-		if lo < n && !w.still(lo) {
-			return lo
-		}
-	}
-	return n
-}
-
-// forEach runs body(i) for i in [lo, n) in chunks, as long as the call is
-// crowded, and returns the first index not run (n if all ran).
-func (w *crowdWatch) forEach(body func(int), lo, n int) int {
+// run runs chunk over [lo, n) in chunks of w.size (which still grows), as
+// long as the call is crowded, and returns the first index not run (n if
+// all ran): the one loop of every crowded call, ranges, indices and folds.
+func (w *crowdWatch) run(lo, n int, chunk func(lo, hi int)) int {
 	for lo < n {
 		hi := lo + min(w.size, n-lo)
-		eachIndex(body, lo, hi)
+		chunk(lo, hi)
 		lo = hi
 		if lo < n && !w.still(lo) {
 			return lo
@@ -212,10 +200,10 @@ func (w *crowdWatch) forEach(body func(int), lo, n int) int {
 
 // eachIndex runs body(i) for i in [lo, hi): a loop of its own, keeping
 // three values across the call of the body, as a plain loop through a func
-// value does. Written inside runSolo, and then inside forEach with the
-// watch and n live too, the loop reloaded five or more after every call
-// and took 10-20% more time than the framed loop with 64 and 512 callers
-// of 10,000 at 2 Ps.
+// value does. Written inside runSolo, and then inside the chunk loop with
+// the watch and n live too, the loop reloaded five or more after every
+// call and took 10-20% more time than the framed loop with 64 and 512
+// callers of 10,000 at 2 Ps.
 //
 //go:noinline
 func eachIndex(body func(int), lo, hi int) {

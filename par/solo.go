@@ -78,31 +78,26 @@ func runSolo(verb string, s *slot, guest bool, lo, n int, c *callConfig, b *rang
 // since tick now, and counts it in p's stats; it returns the first index
 // not run, for the caller to run the rest as a parallel call, as runSolo
 // does for a plain nested call. It does runSolo's work for such a call
-// (no trace task and no seat: crowded calls have neither) with a frame of
-// its own, leaner than runSolo's: on a fresh goroutine's 2 KB stack, the
+// (no trace task and no seat: crowded calls have neither, so soloCall's end
+// only wraps a panic) with a frame of its own, leaner than runSolo's: on a fresh goroutine's 2 KB stack, the
 // path through runSolo made the runtime grow and copy the stack at every
 // call of 512 callers (pprof: 4% of the time).
 //
 //go:noinline
 func runCrowded(p *Pool, now int64, n int, c *callConfig, b *rangeBody) (next int, err error) {
 	w := newCrowdWatch(p, c.grain, now)
-	returned := false
-	defer func() {
-		if !returned { // a panic is wrapped as on every path; a Goexit goes on
-			if r := recover(); r != nil {
-				panic(recovered(r))
-			}
-		}
-	}()
+	var sc soloCall // no trace task (crowded calls are off while tracing) and no seat
+	defer sc.end()
 	switch {
 	case b.r != nil:
-		next = w.forRange(b.r, n)
+		next = w.run(0, n, b.r)
 	case b.i != nil:
-		next = w.forEach(b.i, 0, n)
+		body := b.i
+		next = w.run(0, n, func(lo, hi int) { eachIndex(body, lo, hi) })
 	default:
 		next, err = runErrSolo(nil, 0, n, c, b, false, &w)
 	}
-	returned = true
+	sc.returned = true
 	w.done()
 	return next, err
 }
@@ -205,16 +200,21 @@ func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf
 		sc.returned = true
 		return out
 	}
-	lo := min(max(c.grain, 1), n) // the first chunk: the Grain hint, or one index
-	acc := leaf(0, lo)
+	var acc T
+	var lo int
 	if crowd != nil {
-		for lo < n && crowd.still(lo) {
-			hi := lo + min(crowd.size, n-lo)
-			acc = combine(acc, leaf(lo, hi))
-			lo = hi
-		}
+		started := false // the first chunk starts the fold; there is no identity until the end
+		lo = crowd.run(0, n, func(a, b int) {
+			if !started {
+				acc, started = leaf(a, b), true
+				return
+			}
+			acc = combine(acc, leaf(a, b))
+		})
 		crowd.done()
 	} else {
+		lo = min(max(c.grain, 1), n) // the first chunk: the Grain hint, or one index
+		acc = leaf(0, lo)
 		for size := 2 * lo; lo < n && s.dq.Len() != 0; size = nextChunk(size) {
 			hi := lo + min(size, n-lo)
 			acc = combine(acc, leaf(lo, hi))
