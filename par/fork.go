@@ -178,17 +178,25 @@ func (s *slot) take(t *task) bool {
 		// only a pop takes it off) and no thief asks for work.
 		s.nPriv = n
 		x = t
-	} else if t.done.Load() {
-		return false // s ran t itself, while f waited for something
 	} else {
-		x = s.popLocal()
+		// Tasks above t are ones s pushed after it while helping (the
+		// halves of pieces it stole and split, after the task it waited
+		// for was done): they are of s's call tree, and s runs them
+		// before it can take t back.
+		for !t.done.Load() {
+			if x = s.popLocal(); x != t && x != nil {
+				s.execute(x)
+				continue
+			}
+			break
+		}
+		if t.done.Load() {
+			return false // s ran t itself, while f waited for something
+		}
 	}
 	if x == t {
 		s.unflushedPieces++
 		return true
-	}
-	if x != nil {
-		panic("parloop: deque order broken in join")
 	}
 	s.helpUntil(&t.done, &t.thief)
 	return false

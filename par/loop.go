@@ -68,6 +68,9 @@ func (f *rangeFrame) iterate(s *slot, t *task) {
 	}()
 	if f.solo {
 		f.call(t.lo, t.hi)
+		if f.progress != nil {
+			f.progress.done.Add(int64(t.hi - t.lo))
+		}
 		returned = true
 		return
 	}

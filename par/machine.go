@@ -2,6 +2,7 @@ package par
 
 import (
 	"io/fs"
+	"sync"
 
 	"github.com/parloop/parloop/par/internal/topology"
 )
@@ -22,6 +23,11 @@ type Machine struct {
 // limits. It never fails: without sysfs (or outside Linux) the machine is
 // flat, runtime.NumCPU() CPUs with no structure.
 func HostMachine() *Machine { return &Machine{t: topology.Host()} }
+
+// hostOnce is the host machine as pools see it: read once per process, on
+// the first pool's start, so that a pool's start and its resizes, made
+// under its mutex, never read sysfs again.
+var hostOnce = sync.OnceValue(HostMachine)
 
 // ReadMachine reads a captured machine from fsys, whose root holds the
 // machine's "sys" and "proc" trees as they were under "/"

@@ -204,7 +204,7 @@ func (p *Pool) resizeLocked(n int) {
 	if m == nil {
 		m = p.cfg.machine
 		if m == nil {
-			m = HostMachine()
+			m = hostOnce()
 		}
 	}
 	total := max(n, len(old.workers))

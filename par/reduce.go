@@ -69,7 +69,11 @@ func (f *reduceFrame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 // captures iterate's results, which would put them in memory.
 func (f *reduceFrame[T]) fold(s *slot, t *task) (acc T, have bool) {
 	if f.solo {
-		return f.leaf(t.lo, t.hi), true
+		acc = f.leaf(t.lo, t.hi)
+		if f.progress != nil {
+			f.progress.done.Add(int64(t.hi - t.lo))
+		}
+		return acc, true
 	}
 	if f.early != earlyNone {
 		f.offerEarly(s, t, f, newRJoin[T])

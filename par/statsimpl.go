@@ -97,7 +97,7 @@ func (p *Pool) Placement() string {
 		m = p.cfg.machine
 	}
 	if m == nil {
-		m = HostMachine()
+		m = hostOnce()
 	}
 	n := p.Workers() - 1
 	cpus := m.t.Placement(n)

@@ -1,0 +1,505 @@
+package par_test
+
+// The chaos soak: random verbs, nested up to three deep, on the default
+// pool, a shared private pool and pools made for one call and closed while
+// it runs; bodies that panic, fail, cancel, call runtime.Goexit or sleep;
+// GOMAXPROCS changed every few milliseconds; bursts of a thousand callers.
+// Every call's outcome is checked: each index run exactly once when the call
+// returns normally (at most once when it stops), every sum right, the
+// panic, error or Goexit the call must report. A watchdog fails the soak,
+// with every goroutine's stack, when no call has finished for a while.
+//
+//	go test ./par -run '^TestSoak$' -soak 30m -v                 # GOMAXPROCS as given
+//	go test ./par -run '^TestSoak$' -soak 30m -soak.procs vary -v # GOMAXPROCS 1 to 8, changing
+//
+// Without -soak the test runs for a second (skipped under -short).
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/parloop/parloop/par"
+)
+
+var (
+	soakFor   = flag.Duration("soak", 0, "run the chaos soak for this long (TestSoak)")
+	soakProcs = flag.String("soak.procs", "", `"vary": change GOMAXPROCS between 1 and 8 every few ms during the soak`)
+	soakSeed  = flag.Uint64("soak.seed", 0, "the soak's random seed (0: from the clock)")
+)
+
+func TestSoak(t *testing.T) {
+	d := *soakFor
+	if d == 0 {
+		if testing.Short() {
+			t.Skip("the soak runs for a second without -soak; skipped under -short")
+		}
+		d = time.Second
+	}
+	seed := *soakSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("soak for %v, seed %d, GOMAXPROCS %d, procs %q", d, seed, runtime.GOMAXPROCS(0), *soakProcs)
+	sk := &soak{t: t, shared: par.NewPool(), deadline: time.Now().Add(d)}
+	defer sk.shared.Close()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+
+	stopBg := make(chan struct{})
+	var bg sync.WaitGroup
+	if *soakProcs == "vary" {
+		bg.Go(func() {
+			r := rand.New(rand.NewPCG(seed, 1))
+			for {
+				select {
+				case <-stopBg:
+					return
+				case <-time.After(time.Duration(r.IntN(20)+1) * time.Millisecond):
+					runtime.GOMAXPROCS(r.IntN(8) + 1)
+				}
+			}
+		})
+	}
+	bg.Go(sk.watchdog(stopBg))
+
+	var callers sync.WaitGroup
+	for c := range 64 {
+		callers.Go(func() {
+			r := rand.New(rand.NewPCG(seed, uint64(c)+2))
+			for time.Now().Before(sk.deadline) && !sk.failed.Load() {
+				if r.IntN(2000) == 0 {
+					sk.burst(r.Uint64())
+					continue
+				}
+				if c%2 == 0 {
+					sk.top(r)
+				} else {
+					sk.fanOut(r)
+				}
+			}
+		})
+	}
+	callers.Wait()
+	t.Logf("the last call ended %v after the deadline; longest top-level call %v", time.Since(sk.deadline).Round(time.Millisecond), time.Duration(sk.longest.Load()).Round(time.Millisecond))
+	close(stopBg)
+	bg.Wait()
+	t.Logf("%d calls, %d bodies, %d panics, %d errors, %d Goexits, %d bursts", sk.calls.Load(), sk.bodies.Load(),
+		sk.panics.Load(), sk.errs.Load(), sk.goexits.Load(), sk.bursts.Load())
+}
+
+type soak struct {
+	t        *testing.T
+	shared   *par.Pool
+	deadline time.Time
+	failed   atomic.Bool
+
+	calls, bodies, panics, errs, goexits, bursts atomic.Int64
+	lastDone                                     atomic.Int64 // unix ns of the last call that finished
+	longest                                      atomic.Int64 // ns of the longest top-level call
+}
+
+func (sk *soak) fail(format string, args ...any) {
+	if sk.failed.CompareAndSwap(false, true) {
+		sk.t.Errorf(format, args...)
+	}
+}
+
+// watchdog fails the soak when no call has finished for stallAfter.
+func (sk *soak) watchdog(stop chan struct{}) func() {
+	const stallAfter = 60 * time.Second
+	sk.lastDone.Store(time.Now().UnixNano())
+	return func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Second):
+			}
+			if idle := time.Since(time.Unix(0, sk.lastDone.Load())); idle > stallAfter {
+				pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
+				sk.fail("stall: no call finished for %v", idle.Round(time.Second))
+				os.Exit(2) // a stalled call cannot be unwound; the stacks above say where
+			}
+		}
+	}
+}
+
+// burst makes a thousand goroutines each call a small loop at once.
+func (sk *soak) burst(seed uint64) {
+	sk.bursts.Add(1)
+	var wg sync.WaitGroup
+	for i := range 1000 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(seed, uint64(i)))
+			sk.op(r, 2, nil, fault{})
+		})
+	}
+	wg.Wait()
+}
+
+// fanOut is a top-level Invoke of 2 to 12 functions, each making a random
+// nested call, on the default pool: the shape that keeps several of a call
+// tree's forks out on other workers while their callers help each other.
+func (sk *soak) fanOut(r *rand.Rand) {
+	ran := make([]atomic.Int32, 2+r.IntN(11))
+	fns := make([]func(), len(ran))
+	for j := range fns {
+		seed := r.Uint64()
+		fns[j] = func() {
+			sk.op(rand.New(rand.NewPCG(seed, 3)), 1, nil, fault{})
+			ran[j].Add(1)
+		}
+	}
+	par.Invoke(fns)
+	for j := range ran {
+		if c := ran[j].Load(); c != 1 {
+			sk.fail("Invoke of %d functions returned with function %d run %d times", len(fns), j, c)
+		}
+	}
+	sk.calls.Add(1)
+	sk.lastDone.Store(time.Now().UnixNano())
+}
+
+// fault is what a call's bodies do wrong: panic, fail (ForErr), cancel the
+// call's context, call Goexit, or sleep instead of computing.
+type fault struct {
+	kind int // faultNone ...
+	at   int // the index (or function) that does it
+}
+
+const (
+	faultNone = iota
+	faultPanic
+	faultError
+	faultCancel
+	faultGoexit
+	faultSleep
+	numFaults
+)
+
+var errSoak = errors.New("soak: a body's error")
+
+// top runs one top-level call with a random fault, pool and nesting, and
+// checks its outcome.
+func (sk *soak) top(r *rand.Rand) {
+	start := time.Now()
+	defer func() {
+		d := int64(time.Since(start))
+		for old := sk.longest.Load(); d > old && !sk.longest.CompareAndSwap(old, d); old = sk.longest.Load() {
+		}
+	}()
+	f := fault{kind: r.IntN(numFaults + 3)} // mostly no fault
+	if f.kind >= numFaults {
+		f.kind = faultNone
+	}
+	var pool *par.Pool
+	switch r.IntN(4) {
+	case 0:
+		pool = sk.shared
+	case 1: // a pool for this call alone, closed at a random moment while it runs
+		pool = par.NewPool(par.Workers(r.IntN(4) + 1))
+		closeAfter := time.Duration(r.IntN(300)) * time.Microsecond
+		defer time.AfterFunc(closeAfter, pool.Close).Stop()
+		defer pool.Close()
+	}
+	var desc string
+	defer func() {
+		if d := time.Since(start); d > 30*time.Second {
+			sk.t.Logf("slow call: %v: %s pool=%v", d, desc, pool != nil)
+		}
+	}()
+	if f.kind != faultGoexit {
+		desc = sk.op(r, 0, pool, f)
+		return
+	}
+	// Goexit ends the goroutine that made the call: make it on one of
+	// its own and check that it exited, only after every body returned.
+	done := make(chan bool)
+	go func() {
+		returned := false
+		defer func() { done <- returned }()
+		sk.op(r, 0, pool, f)
+		returned = true
+	}()
+	sk.goexits.Add(1)
+	if <-done {
+		sk.fail("a call whose body called runtime.Goexit returned normally")
+	}
+}
+
+// op runs one random verb at nesting depth depth on pool (nil: without On)
+// with fault f, checks its outcome, and recurses into its bodies.
+func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc string) {
+	var opts []par.Option
+	if pool != nil {
+		opts = append(opts, par.On(pool))
+	}
+	n := 1 + r.IntN([]int{3000, 300, 30}[min(depth, 2)])
+	if f.kind != faultNone {
+		f.at = r.IntN(n)
+	}
+	seed := r.Uint64()
+	nest := depth < 3 && r.IntN(3) == 0
+	kind := r.IntN(12)
+	if kind >= 10 {
+		kind = 7 // Invoke, three times as often as each other verb
+	}
+	if kind >= 7 { // forks: their functions nest more often, as recursive code's do
+		nest = depth < 3 && r.IntN(3) != 0
+	}
+	ran := make([]atomic.Int32, n)
+	var running atomic.Int32
+	body := func(i int) {
+		running.Add(1)
+		defer running.Add(-1)
+		ran[i].Add(1)
+		sk.bodies.Add(1)
+		if f.kind != faultNone && i == f.at {
+			switch f.kind {
+			case faultPanic:
+				panic(i)
+			case faultGoexit:
+				runtime.Goexit()
+			case faultSleep:
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
+		if nest && (i%7 == 0 || n <= 12) {
+			rr := rand.New(rand.NewPCG(seed, uint64(i)))
+			var nf fault
+			if rr.IntN(8) == 0 {
+				nf.kind = []int{faultPanic, faultSleep, faultNone}[rr.IntN(3)]
+			}
+			func() {
+				defer func() {
+					if v := recover(); v != nil && nf.kind != faultPanic {
+						panic(v)
+					}
+				}()
+				sk.op(rr, depth+1, nil, nf)
+			}()
+		} else {
+			soakSpin(i % 64)
+		}
+	}
+	// check verifies a call that returned (or panicked with pv) or failed
+	// with err; complete says whether every index must have run.
+	check := func(verb string, pv any, err error) {
+		if running.Load() != 0 {
+			sk.fail("%s returned while %d bodies still ran", verb, running.Load())
+		}
+		wantPanic := f.kind == faultPanic
+		var pe *par.PanicError
+		switch {
+		case wantPanic && pv == nil:
+			sk.fail("%s: the body at %d panicked and the call did not", verb, f.at)
+		case !wantPanic && pv != nil:
+			sk.fail("%s panicked unexpectedly: %v", verb, pv)
+		case pv != nil:
+			if e, ok := pv.(error); !ok || !errors.As(e, &pe) {
+				sk.fail("%s panicked with %T, want a *par.PanicError", verb, pv)
+			}
+			sk.panics.Add(1)
+		}
+		complete := pv == nil && err == nil
+		if err != nil {
+			sk.errs.Add(1)
+		}
+		for i := range ran {
+			c := ran[i].Load()
+			if c > 1 || (complete && c != 1) {
+				sk.fail("%s over %d: index %d ran %d times (fault %+v, err %v)", verb, n, i, c, f, err)
+				return
+			}
+		}
+	}
+	run := func(verb string, call func() error) {
+		desc = fmt.Sprintf("%s n=%d nest=%v fault=%d opts=%d", verb, n, nest, f.kind, len(opts))
+		var pv any
+		var err error
+		func() {
+			defer func() { pv = recover() }()
+			err = call()
+		}()
+		check(verb, pv, err)
+		sk.calls.Add(1)
+		sk.lastDone.Store(time.Now().UnixNano())
+	}
+	ctxFor := func() (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		return ctx, cancel
+	}
+	defer func() { // after a panic or a Goexit too: no body may still run
+		if running.Load() != 0 {
+			sk.fail("a call ended while %d of its bodies still ran", running.Load())
+		}
+	}()
+	switch kind {
+	case 0:
+		run("For", func() error { par.For(n, body, opts...); return nil })
+	case 1:
+		if r.IntN(2) == 0 {
+			w := make([]int64, n)
+			for i := range w {
+				w[i] = int64(i % 64)
+			}
+			var pr par.Progress
+			opts = append(opts, par.Weighted(w), par.Track(&pr))
+			defer func() {
+				if f.kind == faultNone && pr.Done() != int64(n) {
+					sk.fail("ForRange+Weighted+Track over %d: Progress says %d done", n, pr.Done())
+				}
+			}()
+		}
+		run("ForRange", func() error {
+			par.ForRange(n, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					body(i)
+				}
+			}, opts...)
+			return nil
+		})
+	case 2:
+		opts = append(opts, par.Blocking(1+r.IntN(8)))
+		run("For+Blocking", func() error { par.For(n, body, opts...); return nil })
+	case 3:
+		run("ForErr", func() error {
+			ctx, cancel := ctxFor()
+			defer cancel()
+			err := par.ForErr(ctx, n, func(ctx context.Context, i int) error {
+				body(i)
+				switch {
+				case f.kind == faultError && i == f.at:
+					return errSoak
+				case f.kind == faultCancel && i == f.at:
+					cancel()
+				}
+				return nil
+			}, opts...)
+			switch {
+			case f.kind == faultError && !errors.Is(err, errSoak):
+				sk.fail("ForErr: the body at %d failed, the call returned %v", f.at, err)
+			case f.kind == faultCancel && !errors.Is(err, context.Canceled):
+				sk.fail("ForErr: the context was cancelled at %d, the call returned %v", f.at, err)
+			case f.kind != faultError && f.kind != faultCancel && err != nil:
+				sk.fail("ForErr returned %v", err)
+			}
+			return err
+		})
+	case 4:
+		run("ReduceRange", func() error {
+			got := par.ReduceRange(n, 0, func(lo, hi int) int {
+				s := 0
+				for i := lo; i < hi; i++ {
+					body(i)
+					s += i
+				}
+				return s
+			}, func(a, b int) int { return a + b }, opts...)
+			if want := n * (n - 1) / 2; got != want {
+				sk.fail("ReduceRange over %d: got %d, want %d", n, got, want)
+			}
+			return nil
+		})
+	case 5:
+		run("Map+Reduce", func() error {
+			in := make([]int, n)
+			for i := range in {
+				in[i] = i
+			}
+			out := par.Map(in, func(x int) []int { body(x); return []int{x} }, opts...)
+			got := par.Reduce(out, []int(nil), func(a, b []int) []int {
+				return append(a[:len(a):len(a)], b...)
+			}, opts...)
+			for i := range n { // the left fold, in order
+				if i >= len(got) || got[i] != i {
+					sk.fail("Reduce (concatenation) over %d: element %d wrong", n, i)
+					break
+				}
+			}
+			return nil
+		})
+	case 6:
+		run("Fold", func() error {
+			got := par.Fold(n, func() int { return 0 }, func(acc *int, lo, hi int) {
+				for i := lo; i < hi; i++ {
+					body(i)
+					*acc += i
+				}
+			}, func(a, b int) int { return a + b }, opts...)
+			if want := n * (n - 1) / 2; got != want {
+				sk.fail("Fold over %d: got %d, want %d", n, got, want)
+			}
+			return nil
+		})
+	case 7:
+		k := min(n, 2+r.IntN(11))
+		ran = ran[:k]
+		fns := make([]func(), k)
+		for j := range fns {
+			fns[j] = func() { body(j) }
+		}
+		if f.at >= k {
+			f.at = k - 1
+		}
+		run("Invoke", func() error { par.Invoke(fns, opts...); return nil })
+	case 8:
+		run("BothOf", func() error {
+			sum := func(sp soakSpan) int { return soakSum(body, sp) }
+			a, b := par.BothOf(sum, soakSpan{0, n / 2}, sum, soakSpan{n / 2, n}, opts...)
+			got := a + b
+			if want := n * (n - 1) / 2; got != want {
+				sk.fail("BothOf over %d: got %d, want %d", n, got, want)
+			}
+			return nil
+		})
+	default:
+		ran = ran[:min(n, 2)]
+		if f.at >= len(ran) {
+			f.at = len(ran) - 1
+		}
+		if len(ran) < 2 {
+			run("Join", func() error { par.Join(func() { body(0) }, func() {}, opts...); return nil })
+			break
+		}
+		run("Join", func() error { par.Join(func() { body(0) }, func() { body(1) }, opts...); return nil })
+	}
+	return desc
+}
+
+type soakSpan struct{ lo, hi int }
+
+// soakSum sums the indices of sp, running body on each, by recursive forks.
+func soakSum(body func(int), sp soakSpan) int {
+	if sp.hi-sp.lo <= 8 {
+		s := 0
+		for i := sp.lo; i < sp.hi; i++ {
+			body(i)
+			s += i
+		}
+		return s
+	}
+	mid := sp.lo + (sp.hi-sp.lo)/2
+	sum := func(sp soakSpan) int { return soakSum(body, sp) }
+	a, b := par.BothOf(sum, soakSpan{sp.lo, mid}, sum, soakSpan{mid, sp.hi})
+	return a + b
+}
+
+func soakSpin(n int) {
+	x := 0
+	for i := range n * 16 {
+		x += i * i
+	}
+	if x < 0 {
+		fmt.Print(x)
+	}
+}
