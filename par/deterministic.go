@@ -4,41 +4,37 @@ package par
 //
 // The input is cut into blocks whose size depends only on its length; each
 // block is folded by the leaf (Reduce: left to right from its first
-// element), in parallel; then
-// the block results are combined pairwise along a fixed balanced tree. No
-// step depends on timing or on the number of workers, so floating-point
-// sums are bitwise reproducible. It costs one slice of block results.
+// element), in parallel; then the block results are combined pairwise along
+// a fixed balanced tree. No step depends on timing or on the number of
+// workers, so floating-point sums are bitwise reproducible. It costs one
+// slice of block results.
 
 const (
 	detMinBlock  = 1024 // elements per block at least
 	detMaxBlocks = 4096 // blocks at most
 )
 
-func reduceDeterministic[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, c callConfig) T {
+func reduceDeterministic[T any](sp *spec, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T) T {
 	// Rounding up as (n-1)/d + 1, which cannot overflow near math.MaxInt.
 	block := max(detMinBlock, (n-1)/detMaxBlocks+1)
 	nb := (n-1)/block + 1
 	parts := make([]T, nb)
-	var opts []Option
-	if c.pool != nil {
-		opts = append(opts, On(c.pool))
-	}
-	ForRange(nb, func(lo, hi int) {
+	blocks := spec{verb: sp.verb, pool: sp.pool, grain: (sp.grain + block - 1) / block} // Grain, in blocks
+	route(&blocks, &job[none]{rng: func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			start := b * block
-			end := n
+			start, end := b*block, n
 			if block < n-start {
 				end = start + block
 			}
 			parts[b] = leaf(start, end)
-			if c.progress != nil {
-				c.progress.done.Add(int64(end - start))
+			if sp.progress != nil {
+				sp.progress.Add(int64(end - start))
 			}
 		}
-	}, opts...)
-	var out T
-	if pe := catch(func() { out = combine(identity, combineTree(parts, combine)) }, nil); pe != nil {
-		panic(pe) // a panicking combine reaches the caller as a *PanicError, as in every verb
+	}}, nb)
+	out, pe := catchCombine(func(T, T) T { return combine(identity, combineTree(parts, combine)) }, identity, identity)
+	if pe != nil {
+		panic(pe)
 	}
 	return out
 }

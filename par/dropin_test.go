@@ -378,7 +378,6 @@ func TestStopAfterPanicIsPrompt(t *testing.T) {
 		p := newPool(t, par.Workers(workers))
 		for _, verb := range []string{"For", "ForErr", "Map"} {
 			var stopped atomic.Bool
-			restore := par.SetStoppedHook(func() { stopped.Store(true) })
 			var after atomic.Int32
 			body := func(i int) {
 				if i < 20_000 {
@@ -389,6 +388,7 @@ func TestStopAfterPanicIsPrompt(t *testing.T) {
 				}
 				spinFor(10 * time.Microsecond)
 				if i == 20_010 {
+					stopped.Store(true) // the call stores its stop flag as the panic reaches its piece
 					panic("stop")
 				}
 			}
@@ -406,10 +406,8 @@ func TestStopAfterPanicIsPrompt(t *testing.T) {
 					par.Map(idx, func(i int) int { body(i); return 0 }, par.On(p))
 				}
 			})
-			restore()
-			// Counted from the moment the call stored its stop flag (the
-			// hook): a body that checked the flag just before may still
-			// start, one per worker.
+			// Counted from the moment of the panic: a body that checked the
+			// call's stop flag just before may still start, one per worker.
 			if a := after.Load(); int(a) > workers {
 				t.Errorf("%s on %d workers: %d iterations started after the panic; want at most one per worker", verb, workers, a)
 			}

@@ -1,7 +1,15 @@
 package par
 
-// Test-only access to what the benchmarks select through PARLOOP_EXPERIMENT
-// (options.go), for the black-box tests in package par_test.
+import (
+	"io/fs"
+	"math"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// Test-only access, for the black-box tests in package par_test: the
+// experiments the benchmarks select (experiment.go), the captured-machine
+// simulation, and a few looks at the scheduler's state.
 
 // VictimsForTest returns a PoolOption that sets the victim order: "nearest",
 // "random" or "longest".
@@ -10,7 +18,7 @@ func VictimsForTest(order string) PoolOption {
 	if err != nil {
 		panic(err)
 	}
-	return func(c *poolConfig) { c.exp = &e }
+	return withExperiment(func(x *experiment) { x.victims = e.victims })
 }
 
 // BackoffForTest returns a PoolOption that turns spinning before parking on
@@ -20,7 +28,7 @@ func BackoffForTest(on bool) PoolOption {
 }
 
 // ThreadsForTest returns a PoolOption that makes unpinned workers lock
-// their threads or not (threads=locked|unlocked).
+// their threads or not.
 func ThreadsForTest(locked bool) PoolOption {
 	return withExperiment(func(e *experiment) { e.locked = locked })
 }
@@ -30,6 +38,16 @@ func ThreadsForTest(locked bool) PoolOption {
 // once what an idle worker does, whatever the machine's timing.
 func SpinForTest() PoolOption {
 	return withExperiment(func(e *experiment) { e.spinForever = true })
+}
+
+// ExperimentForTest returns a PoolOption with the experiment settings s
+// (PARLOOP_EXPERIMENT's syntax).
+func ExperimentForTest(s string) PoolOption {
+	e, err := parseExperiment(s)
+	if err != nil {
+		panic(err)
+	}
+	return func(c *poolConfig) { c.exp = &e }
 }
 
 // withExperiment changes one setting of the pool's experiment, keeping
@@ -45,23 +63,52 @@ func withExperiment(set func(*experiment)) PoolOption {
 	}
 }
 
-// SetStoppedHook makes f run whenever a panicking piece has stopped its
-// call (just after the stop flag is stored), until the returned function
-// restores the previous hook. Tests only; not safe while calls run.
-func SetStoppedHook(f func()) (restore func()) {
-	old := stoppedHook
-	stoppedHook = f
-	return func() { stoppedHook = old }
+// OnMachine places a pool's workers on the CPUs of m, a captured machine.
+func OnMachine(m *Machine) PoolOption {
+	if m == nil {
+		panic("par: OnMachine(nil): no machine given")
+	}
+	return func(c *poolConfig) { c.machine = m }
+}
+
+// ReadMachine reads a captured machine from fsys.
+func ReadMachine(fsys fs.FS) (*Machine, error) { return readMachine(fsys) }
+
+// Placement describes where p's workers run.
+func (p *Pool) Placement() string {
+	m := p.init().machine
+	if m == nil {
+		if m = p.cfg.machine; m == nil {
+			m = hostOnce()
+		}
+	}
+	return placement(m, p.Workers(), p.cfg.pinned())
+}
+
+// SaturatedForTest fixes the saturation answer (saturation.go) to yes or
+// no, until the returned function restores measuring: the last read is
+// dated in the far future, so nobody reads again. Tests only; a test that
+// uses it must not run in parallel with others.
+func SaturatedForTest(yes bool) (restore func()) {
+	saturation.mu.Lock()
+	saturation.yes.Store(yes)
+	saturation.at.Store(math.MaxInt64 / 2)
+	saturation.mu.Unlock()
+	return func() { saturation.at.Store(0) }
 }
 
 // WorkerPool returns the pool of the worker the calling goroutine is, or
 // nil if it is no worker.
 func WorkerPool() *Pool {
-	if s := lookupWorker(goroutineKey()); s != nil {
+	if s := lookupWorker(platform.GoroutineKey()); s != nil {
 		return s.pool
 	}
 	return nil
 }
+
+// HoldsGuestSeat reports whether the calling goroutine holds a guest seat
+// (a call from outside the pool that took the framed path).
+func HoldsGuestSeat() bool { return lookupGuest(platform.GoroutineKey()) != nil }
 
 // ParkedWorkersForTest returns the number of p's workers listed as
 // sleepers (sleep.go).
@@ -77,19 +124,3 @@ func ParkedWorkersForTest(p *Pool) int {
 	}
 	return n
 }
-
-// SaturatedForTest fixes the saturation answer (saturation.go) to yes or
-// no, until the returned function restores measuring. Tests only; a test
-// that uses it must not run in parallel with others.
-func SaturatedForTest(yes bool) (restore func()) {
-	v := int32(2)
-	if yes {
-		v = 1
-	}
-	old := saturationForTest.Swap(v)
-	return func() { saturationForTest.Store(old) }
-}
-
-// HoldsGuestSeat reports whether the calling goroutine holds a guest seat
-// (a call from outside the pool that took the framed path).
-func HoldsGuestSeat() bool { return lookupGuest(goroutineKey()) != nil }

@@ -1,276 +1,290 @@
 package par
 
-import "unsafe"
+// The fork-join protocol, written once: fork runs f(x) on the calling
+// goroutine's slot and g(y) there or on a thief. Join, Both, BothOf and
+// Invoke (a binary recursion over its functions) all go through it.
+//
+// The fast path, on a slot s: push a task for g, run f, take the task
+// back. If take returns it, nobody stole it: run g inline. The push goes to
+// s's private stack when thieves can see a task of s's already, else to its
+// deque (share.go); either way it allocates nothing (tasks come from s's
+// free list, and a task keeps its box, which holds g, y and g's result, for
+// the next fork of the same types) and writes nothing shared beyond s's own
+// deque. If the task was stolen, s runs other work of its call tree until
+// the thief sets done (helpUntil: own deque, then steals, trying the thief
+// first), and its thread parks only when there is no such work anywhere.
+//
+// Why take finds g's task or something s pushed after it: everything f
+// pushed was taken back or completed before f returned, and thieves take
+// from the other end, so when g's task is gone every older task is gone
+// too. But s may have helped while f waited, and pushed the halves of
+// pieces it stole and split, which stay in its deque if the task it waited
+// for was done first: take runs those (they are of s's tree) until it
+// reaches g's task or an empty deque. f may also have run g's task itself
+// while helping; done tells that case apart.
+//
+// Panics and Goexit. The one deferred function (forkState.unwind) does
+// nothing on the fast path. If f or g panics or calls Goexit, it joins g's
+// task if it is still out (running it, or waiting for its thief), so that
+// nothing is left that refers to this fork; then it re-panics with the
+// first panic (f's wins over g's) or lets a Goexit go on. So both
+// functions always run, and the caller returns or unwinds only after both
+// have returned.
 
-// The fork-join protocol: Invoke and Join here, Both and BothOf, the forks
-// with results, in both.go.
-//
-// The fork fast path, on a slot s: push a task for g, run f inline, pop. If
-// the pop returns g's task, nobody stole it: run g inline too. The push goes
-// to s's private stack when thieves can see a task of s's already, else to
-// its deque (share.go); either way no allocation (tasks come from s's free
-// list) and no shared write beyond s's own deque. If g's task was stolen, s runs
-// other work until the thief sets done (helpUntil: own deque, then steals,
-// trying the thief first), and its thread parks only when there is no work
-// anywhere.
-//
-// Why "pop after f" finds g's task or nothing: everything f pushed above it
-// was taken back (or completed) before f returned, and thieves take from
-// the other end, so when g's task is gone every older task is gone too. f
-// may also have run g's task itself while helping inside a nested wait;
-// done tells that case apart, and is checked first.
-//
-// The protocol is written out three times: join2 (Join, two-way Invoke),
-// bothOn (Both) and BothOf. Each differs only in how f and g are called
-// and where g's result goes, and writing BothOf out rather than calling
-// bothOn with closures was measured at 28.1 -> 23.6 ns per empty fork. The
-// three share take, unwindJoin, joinTask and stolenResult, and one test
-// table (fork_test.go) runs every case (inline, stolen, panics in f, g or
-// both, Goexit in f or g, on a worker and on a guest) through all of them.
-//
-// Panics and Goexit (panic.go). Each copy has one deferred function, which
-// does nothing on the fast path (phase == joinDone). If f or g panics or
-// calls Goexit, it joins g's task if it is still out (running it inline or
-// waiting for its thief), so that no task is left behind that refers to
-// this frame; then it re-panics with the first panic (g's loses to f's), or
-// lets a Goexit go on unwinding.
+import (
+	"unsafe"
 
-// runFunc runs an Invoke task taken from a deque (by its pusher or a thief).
-// After done is set the task belongs to its waiter again: nothing here
-// touches it afterwards. A panic or a Goexit in the function is recorded in
-// t.pe by the deferred function, which also sets done: on Goexit, that is
-// the last thing this goroutine does for the task before it dies.
-func (s *slot) runFunc(t *task) {
-	s.unflushedPieces++
-	w := t.waiter
-	returned := false
-	defer func() {
-		if !returned {
-			t.pe = recovered(recover())
-		}
-		t.done.Store(true)
-		if w != s {
-			w.signal()
-		}
-	}()
-	if t.kind == taskValue {
-		t.value.run(t)
-	} else {
-		t.fn()
-	}
-	returned = true
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// forkRunner runs the g of a fork's task with its argument, both in the
+// task's box, leaving the result there. Its one implementation is
+// callBox[Y, B], a zero-size type, so storing it allocates nothing and its
+// dynamic type says the box's type.
+type forkRunner interface{ run(t *task) }
+
+// forkBox is a fork task's box: g, its argument, and its result.
+type forkBox[Y, B any] struct {
+	g func(Y) B
+	y Y
+	b B
 }
 
-// forkTask pushes a task for fn on s and returns it (see newForkTask and
-// pushForkTask).
-func (s *slot) forkTask(fn func(), value valueRunner, public bool) *task {
-	t := s.newForkTask(fn, value)
-	s.pushForkTask(t, public)
-	return t
+type callBox[Y, B any] struct{}
+
+func (callBox[Y, B]) run(t *task) {
+	bx := (*forkBox[Y, B])(t.box)
+	bx.b = call(bx.g, bx.y)
 }
 
-// newForkTask returns a task for fn, not yet pushed: a Both task when value
-// is not nil (fn is then a func() B or a func(Y) B, see both.go), else an
-// Invoke task.
-func (s *slot) newForkTask(fn func(), value valueRunner) *task {
-	var t *task
-	if k := s.nFreeTasks - 1; k >= 0 { // newTask's fast path, by hand
-		s.nFreeTasks = k
-		t = s.freeTasks[k]
+// call returns g(y), or y() when g is nil and y is a func() B: Both's
+// functions, which fork calls so because a generic function value made in
+// Both (a thunk for B) is a closure over its dictionary, allocated once
+// it is stored in a box.
+func call[Y, B any](g func(Y) B, y Y) B {
+	if g != nil {
+		return g(y)
+	}
+	return any(y).(func() B)()
+}
+
+// sameRunner reports whether a and b have the same dynamic type (all
+// forkRunners are zero-size, so that is equality): the first word of an
+// interface value, compared without a call.
+func sameRunner(a, b forkRunner) bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
+}
+
+// The phases of a fork, for its deferred function.
+const (
+	forkForked = iota // f runs; g's task is in the deque or with a thief
+	forkInline        // g runs inline, its task recycled
+	forkDone          // returned normally
+)
+
+type forkState struct {
+	s     *slot
+	t     *task
+	phase int
+}
+
+// fork runs f(x) here and g(y) here or on a thief, and returns both
+// results (see above). f or g may be nil where x or y is a function to
+// call with no argument (call).
+func fork[X, Y, A, B any](s *slot, f func(X) A, x X, g func(Y) B, y Y) (A, B) {
+	t := s.newTask()
+	var r forkRunner = callBox[Y, B]{}
+	var bx *forkBox[Y, B]
+	if t.box != nil && sameRunner(t.run, r) {
+		bx = (*forkBox[Y, B])(t.box)
 	} else {
-		t = s.newTask()
+		bx = new(forkBox[Y, B])
+		t.box, t.run = unsafe.Pointer(bx), r
 	}
-	t.kind = taskFunc
-	if value != nil {
-		t.kind = taskValue
-		// The same Both call site forks the same type each time: skip
-		// the store (two words, a write barrier) when nothing changes.
-		if old, nw := (*[2]unsafe.Pointer)(unsafe.Pointer(&t.value)), (*[2]unsafe.Pointer)(unsafe.Pointer(&value)); old[0] != nw[0] || old[1] != nw[1] {
-			t.value = value
-		}
-	}
-	t.fn = fn
+	bx.g, bx.y = g, y
+	t.kind = taskFork
 	if t.waiter != s { // a recycled task usually has it already: no write barrier
 		t.waiter = s
 	}
-	return t
-}
-
-// joinTask completes the fork of t after the inline work: run t inline if
-// it was not stolen, else wait for its thief. It frees t and returns t's
-// panic (a Both result is dropped: joinTask serves Invoke and panic paths).
-func (s *slot) joinTask(t *task) *PanicError {
+	s.pushForkTask(t)
+	fs := forkState{s: s, t: t}
+	defer fs.unwind()
+	a := call(f, x)
 	if s.take(t) {
-		if t.kind == taskValue {
-			pe := catch(func() { t.value.run(t) }, func() { s.freeFuncTask(t) })
-			s.freeFuncTask(t)
-			return pe
-		}
-		fn := t.fn
-		s.recycleTask(t) // before fn runs: see join2
-		return catch(fn, nil)
+		s.recycleTask(t) // before g runs: g's forks reuse t at the same depth
+		fs.phase = forkInline
+		b := call(g, y)
+		fs.phase = forkDone
+		return a, b
 	}
+	fs.phase = forkDone
 	pe := t.pe
-	s.freeFuncTask(t)
-	return pe
-}
-
-// freeFuncTask recycles an Invoke, Both or BothOf task. Only the fields
-// that a run through a thief sets (done, thief, pe, resp) need clearing; the rest is
-// overwritten by forkTask. fn is left in place: clearing it would be a
-// second pointer write per fork, each one a GC write barrier while the
-// collector marks (which, for a program that forks a lot, is much of the
-// time). The closure stays reachable until the task is reused or the slot
-// goes idle (dropClosures), and a slot keeps at most maxFree tasks.
-func (s *slot) freeFuncTask(t *task) {
-	if t.done.Load() {
-		t.done.Store(false)
-		t.thief.Store(0)
-		t.pe = nil
-		t.resp = nil
+	var b B
+	if pe == nil {
+		b = bx.b
 	}
-	s.recycleTask(t) // forkTask took t from s, so s is its home
-}
-
-// join2 runs f inline and g inline or on a thief. The fast path (g not
-// stolen) has one deferred call and no recover: a panic is handled in the
-// deferred function, which still joins g before re-panicking, so no task is
-// left behind and the first panic wins.
-func (s *slot) join2(f, g func()) {
-	t := s.forkTask(g, nil, false)
-	phase := joinForked
-	defer func() {
-		if phase != joinDone {
-			s.unwindJoin(t, phase, recover())
-		}
-	}()
-	f()
-	if s.take(t) {
-		s.recycleTask(t) // before g runs: g's forks reuse t at the same index, and Push skips the slot store
-		phase = joinInline
-		g()
-		phase = joinDone
-		return
-	}
-	phase = joinDone
-	pe := t.pe
-	s.freeFuncTask(t)
+	s.freeFork(t)
 	if pe != nil {
 		raise(pe)
 	}
+	return a, b
 }
 
-// The phases of a join, for its deferred panic handler.
-const (
-	joinForked = iota // f runs, g's task is in the deque or with a thief
-	joinInline        // g runs inline, its task recycled
-	joinDone          // returned normally
-)
-
-// take takes back g's task t after f has returned. It reports true when
-// t was not stolen: t is the caller's again, to run g inline and recycle t.
-// Else it waits (running other work) until the thief has run g, and t,
-// holding g's result and panic, is the caller's to read and free.
-func (s *slot) take(t *task) bool {
-	var x *task
-	if n := s.nPriv - 1; n >= 0 && s.priv[n] == t && !s.want.Load() {
-		// The fast path: t is on top of the private stack (so not done:
-		// only a pop takes it off) and no thief asks for work.
-		s.nPriv = n
-		x = t
-	} else {
-		// Tasks above t are ones s pushed after it while helping (the
-		// halves of pieces it stole and split, after the task it waited
-		// for was done): they are of s's call tree, and s runs them
-		// before it can take t back.
-		for !t.done.Load() {
-			if x = s.popLocal(); x != t && x != nil {
-				s.execute(x)
-				continue
-			}
-			break
-		}
-		if t.done.Load() {
-			return false // s ran t itself, while f waited for something
-		}
+// unwind is a fork's abnormal path: f (forkForked) or g (forkInline)
+// panicked or called Goexit. It joins g's task if it is still out, then
+// re-panics with the first panic, or lets the Goexit go on.
+func (fs *forkState) unwind() {
+	if fs.phase == forkDone {
+		return
 	}
-	if x == t {
-		s.unflushedPieces++
-		return true
-	}
-	s.helpUntil(&t.done, &t.thief)
-	return false
-}
-
-// unwindJoin is a join's abnormal path: f (phase joinForked) or g (phase
-// joinInline) panicked with r, or called Goexit (r == nil). It joins g's
-// task if it is still out, then re-panics with the first panic (g's own
-// panic loses to f's), or returns so that the Goexit goes on.
-func (s *slot) unwindJoin(t *task, phase int, r any) {
-	pe := recovered(r)
-	if phase == joinForked {
-		s.joinTask(t)
+	pe := recovered(recover(), fs.phase, fs.phase+1) // f is function 0, g function 1
+	if fs.phase == forkForked {
+		fs.s.joinFork(fs.t)
 	}
 	if !pe.goexit {
 		panic(pe)
 	}
 }
 
-// invokeN runs fns[0] inline and forks the others, fns[1] last so it is
-// popped first.
-func (s *slot) invokeN(fns []func()) {
-	const stackTasks = 8
-	var buf [stackTasks]*task
-	ts := buf[:0]
-	if len(fns)-1 > stackTasks {
-		ts = make([]*task, 0, len(fns)-1)
+// take takes back g's task t after f has returned (see above). It reports
+// true when t was not stolen: t is the caller's again, to run g inline.
+// Else it waits, running other work, until the thief has run g, and t,
+// holding g's result and panic, is the caller's to read and free.
+func (s *slot) take(t *task) bool {
+	if n := s.nPriv - 1; n >= 0 && s.priv[n] == t && !s.want.Load() {
+		// The fast path: t is on top of the private stack (so not done:
+		// only a pop takes it off) and no thief asks for work.
+		s.nPriv = n
+		s.unflushedPieces++
+		return true
 	}
-	for i := len(fns) - 1; i >= 1; i-- {
-		ts = append(ts, s.forkTask(fns[i], nil, true))
-	}
-	joinAll := func() (pe *PanicError) {
-		for i := len(ts) - 1; i >= 0; i-- {
-			if pe2 := s.joinTask(ts[i]); pe == nil {
-				pe = pe2
-			}
+	for !t.done.Load() {
+		x := s.popLocal()
+		if x == t {
+			s.unflushedPieces++
+			return true
 		}
-		return pe
+		if x == nil {
+			s.helpUntil(&t.done, &t.thief)
+			break
+		}
+		s.execute(x) // pushed by s above t while it helped
 	}
-	pe := catch(fns[0], func() { s.joinEach(ts) })
-	if pe2 := joinAll(); pe == nil {
-		pe = pe2
-	}
-	if pe != nil {
-		raise(pe)
-	}
+	return false
 }
 
-// joinEach joins every task of ts, last first, as invokeN's joinAll does,
-// on the abnormal path: each next join runs from a deferred call, so that a
-// Goexit in a task run inline (every function of the Invoke may call it)
-// does not leave the rest unjoined, and the caller still exits only after
-// all have returned. Their panics are dropped: the first one is already
-// unwinding.
-func (s *slot) joinEach(ts []*task) {
-	n := len(ts)
-	if n == 0 {
+// joinFork completes the fork of t on the abnormal path: run g inline if it
+// was not stolen, else wait for its thief; g's panic is dropped (the first
+// one is already unwinding). It frees t.
+func (s *slot) joinFork(t *task) {
+	if s.take(t) {
+		c := catcher{lo: 1, hi: 2}
+		defer c.catch(nil, func(*PanicError) { s.recycleTask(t) })
+		t.run.run(t)
+		c.returned = true
+		s.recycleTask(t)
 		return
 	}
-	defer s.joinEach(ts[:n-1])
-	s.joinTask(ts[n-1])
+	s.freeFork(t)
 }
 
-// runSerial runs fns one after another on the caller, finishing all of them
-// even if some panic, and re-panics the first panic. A Goexit in one ends
-// the caller's goroutine there, as it would in a plain loop.
-func runSerial(fns ...func()) {
-	var pe *PanicError
-	for _, fn := range fns {
-		if pe2 := catch(fn, nil); pe == nil {
-			pe = pe2
-		}
+// runFork runs a fork's task taken from a deque by a thief (or by its
+// forker while it helped). After done is set the task belongs to its
+// waiter again: nothing here touches it afterwards. A panic or a Goexit in
+// g is recorded in t.pe, and done set, by the deferred function: on Goexit
+// that is the last thing this goroutine does for the task.
+func (s *slot) runFork(t *task) {
+	s.unflushedPieces++
+	w := t.waiter
+	c := catcher{lo: 1, hi: 2}
+	defer c.catch(nil, func(pe *PanicError) {
+		t.pe = pe
+		finishFork(s, t, w)
+	})
+	t.run.run(t)
+	c.returned = true
+	finishFork(s, t, w)
+}
+
+func finishFork(s *slot, t *task, w *slot) {
+	t.done.Store(true)
+	if w != s {
+		w.signal()
 	}
+}
+
+// freeFork recycles a fork's task after its thief ran it. Only the fields
+// a thief sets need clearing; the box stays for the next fork of its
+// types (dropBoxes clears it when the slot goes idle).
+func (s *slot) freeFork(t *task) {
+	t.done.Store(false)
+	t.thief.Store(0)
+	t.pe = nil
+	s.recycleTask(t)
+}
+
+// serialFork is fork without a seat (a closed pool, or every guest seat
+// held): f(x), then g(y), on the caller, with the same rules for panics and
+// Goexit.
+func serialFork[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y) (a A, b B) {
+	c := catcher{lo: 0, hi: 1}
+	defer c.catch(nil, func(pe *PanicError) {
+		callCaught(g, y, 1) // g still runs; f's panic wins
+		if !pe.goexit {
+			panic(pe)
+		}
+	})
+	a = call(f, x)
+	c.returned = true
+	b, pe := callCaught(g, y, 1)
 	if pe != nil {
 		panic(pe)
 	}
+	return a, b
+}
+
+// callCaught returns g(y), or the panic it raised as function i. A Goexit
+// in g goes on.
+func callCaught[Y, B any](g func(Y) B, y Y, i int) (b B, pe *PanicError) {
+	c := catcher{lo: i, hi: i + 1}
+	defer c.catch(nil, func(p *PanicError) {
+		if !p.goexit {
+			pe = p
+		}
+	})
+	b = call(g, y)
+	c.returned = true
+	return b, nil
+}
+
+// callFunc is Join's functions as fork calls them.
+func callFunc(f func()) none {
+	f()
+	return none{}
+}
+
+// fnSpan is a run of Invoke's functions, off the index of the first.
+type fnSpan struct {
+	fns []func()
+	off int
+}
+
+// invokeSpan runs sp's functions: one directly, more by forking the two
+// halves on the slot the running goroutine holds (a thief runs the upper
+// half on its own), or one after the other without a seat.
+func invokeSpan(sp fnSpan) none {
+	if len(sp.fns) == 1 {
+		if _, pe := callCaught(callFunc, sp.fns[0], sp.off); pe != nil {
+			panic(pe)
+		}
+		return none{}
+	}
+	mid := len(sp.fns) / 2
+	left, right := fnSpan{sp.fns[:mid], sp.off}, fnSpan{sp.fns[mid:], sp.off + mid}
+	if s := seatOf(platform.GoroutineKey()); s != nil {
+		fork(s, invokeSpan, left, invokeSpan, right)
+	} else {
+		serialFork(invokeSpan, left, invokeSpan, right)
+	}
+	return none{}
 }

@@ -1,16 +1,18 @@
 package par
 
 import (
+	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 
+	"github.com/parloop/parloop/internal/sim"
 	"github.com/parloop/parloop/par/internal/topology"
 )
 
 // Machine describes the CPUs of a machine: packages, NUMA nodes, caches,
 // cores and hardware threads, which of them the process may use, and the
-// order in which a pool's workers take them. Pass one to OnMachine to place
-// a pool; print it to see it.
+// order in which a pool's workers take them. Print it to see it.
 type Machine struct {
 	t *topology.Topology
 	// simulated is true for a machine read from a capture: its CPU ids are
@@ -29,23 +31,37 @@ func HostMachine() *Machine { return &Machine{t: topology.Host()} }
 // under its mutex, never read sysfs again.
 var hostOnce = sync.OnceValue(HostMachine)
 
-// ReadMachine reads a captured machine from fsys, whose root holds the
-// machine's "sys" and "proc" trees as they were under "/"
-// (sys/devices/system/cpu, proc/cpuinfo and so on).
-// [github.com/parloop/parloop/par/capture.Open] opens a directory or a tar
-// archive of them, such as hwloc's test captures, as an fs.FS; an embed.FS
-// or an fstest.MapFS serves as well. The affinity mask (proc/self/status)
-// and the cgroup cpuset and CPU quota are taken from the capture where it
-// has them. Missing or malformed files fall back as they do for
-// HostMachine; a tree with neither sysfs CPU information nor proc/cpuinfo
-// is an error. The machine is simulated: a pool placed on it uses its CPU
-// ids for placement and victim orders but pins nothing.
-func ReadMachine(fsys fs.FS) (*Machine, error) {
+// readMachine reads a captured machine (sim.ReadMachine): simulated, so a
+// pool placed on it uses its CPU ids for placement and victim orders but
+// pins nothing.
+func readMachine(fsys fs.FS) (*Machine, error) {
 	t, err := topology.Read(fsys)
 	if err != nil {
 		return nil, err
 	}
 	return &Machine{t: t, simulated: true}, nil
+}
+
+// placement describes where a pool of parallelism n places its worker
+// threads on m (sim.Placement).
+func placement(m *Machine, n int, pinned bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pool: parallelism %d = %d worker threads + the calling goroutine, pinned=%v\n", n, n-1, pinned && !m.simulated)
+	for i, c := range m.t.Placement(n - 1) {
+		fmt.Fprintf(&b, "  worker %d: cpu %d\n", i, c)
+	}
+	return b.String()
+}
+
+func init() {
+	sim.ReadMachine = func(fsys fs.FS) (sim.Machine, error) {
+		m, err := readMachine(fsys)
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+	sim.Placement = func(m sim.Machine, n int) string { return placement(m.(*Machine), n, defaultPinning) }
 }
 
 // CPUs returns how many workers the machine can run at once: its usable

@@ -83,7 +83,7 @@ func (tc *traced) endTrace() {
 
 // pieceRegion starts the trace region of a piece [lo, hi) running on s, or
 // returns nil. The caller ends it.
-func (c *loopCore) pieceRegion(s *slot, lo, hi int) *trace.Region {
+func (c *core) pieceRegion(s *slot, lo, hi int) *trace.Region {
 	name := "piece"
 	if s != c.owner {
 		name = "stolen piece"

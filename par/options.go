@@ -1,15 +1,10 @@
 package par
 
-import (
-	"fmt"
-	"os"
-	"strings"
-)
+import "fmt"
 
 // Option adjusts one call of a verb. Options are plain values, so a call that
-// passes none allocates nothing for them. Every verb takes On; the others
-// are taken by the verbs that can honour them, and a verb given one it
-// cannot honour panics, naming it:
+// passes none allocates nothing for them. A verb given an option it cannot
+// honour panics at the call, naming it:
 //
 //	option          For ForRange Map ForErr MapErr   Reduce ReduceRange   Fold   Join Invoke Both BothOf
 //	On              yes                              yes                  yes    yes
@@ -18,13 +13,17 @@ import (
 //	Weighted        yes                              yes                  yes    no
 //	Blocking        yes                              no                   no     no
 //	Deterministic   no                               yes                  no     no
+//
+// Beside Blocking, whose bodies run on goroutines of their own, On, Grain
+// and Weighted mean nothing and panic too, as does Weighted beside
+// Deterministic, whose pieces depend on n alone.
 type Option struct {
 	pool          *Pool
 	grain         int
 	blocking      int
 	deterministic bool
 	progress      *Progress
-	weights       *weights
+	weights       []int64 // prefix sums
 }
 
 // On runs the call on pool p instead of the default pool (or, for a call made
@@ -39,8 +38,8 @@ func On(p *Pool) Option {
 
 // Grain sets the smallest number of iterations a piece runs before it checks
 // for demand and may split. The scheduler adapts the grain to the measured
-// cost of an iteration; the hint is never required, only a lower bound. It
-// panics if n < 1.
+// cost of an iteration; the hint is never required, only a lower bound. With
+// Weighted it is a weight. It panics if n < 1.
 func Grain(n int) Option {
 	if n < 1 {
 		panic(fmt.Sprintf("par: Grain(%d): the grain must be at least 1", n))
@@ -56,8 +55,8 @@ func Grain(n int) Option {
 // running CPU-bound calls at full speed meanwhile. With limit >= n every
 // body runs at once, so bodies may wait on each other (a barrier, one body
 // sending to another); without Blocking they must not. Panics, errors,
-// cancellation and pprof labels behave as without it. The call does not
-// use a pool, so On and Grain have no effect beside it. It panics if
+// cancellation, Track and pprof labels behave as without it. The call uses
+// no pool, so On, Grain and Weighted beside it panic. It panics if
 // limit < 1.
 func Blocking(limit int) Option {
 	if limit < 1 {
@@ -67,22 +66,35 @@ func Blocking(limit int) Option {
 }
 
 // Deterministic makes Reduce and ReduceRange combine along a split tree
-// fixed by the input length alone, so a non-associative-in-practice combine
-// (floating-point addition) gives bitwise the same result on every run and
-// every pool size.
+// fixed by the input length alone, so a combine that is associative only up
+// to rounding (floating-point addition) gives bitwise the same result on
+// every run and every pool size.
 func Deterministic() Option { return Option{deterministic: true} }
 
-// callConfig is the merge of a call's options.
-type callConfig struct {
-	pool          *Pool
-	grain         int
-	blocking      int
-	deterministic bool
-	progress      *Progress
-	weights       *weights
+// Weighted gives item i the expected cost w[i] (any unit; only ratios
+// matter), so that splitting balances cumulative weight instead of the count
+// of items: a split cuts where the remaining weight is halved, and a grain
+// is a weight (a Grain hint too). The call's n must equal len(w). A weight
+// must not be negative; items of weight 0 are taken to cost little. Wrong
+// weights cost balance, never correctness: stealing still fixes what they
+// get wrong, as far as grains allow. Weighted reads w once, into prefix
+// sums, so one Option serves many calls over the same items. It panics if a
+// weight is negative or the weights sum past 2^62.
+func Weighted(w []int64) Option {
+	prefix := make([]int64, len(w)+1)
+	for i, x := range w {
+		if x < 0 {
+			panic(fmt.Sprintf("par: Weighted: w[%d] = %d, a negative weight", i, x))
+		}
+		if prefix[i] > (1<<62)-x {
+			panic(fmt.Sprintf("par: Weighted: the weights sum past 2^62 at w[%d]", i))
+		}
+		prefix[i+1] = prefix[i] + x
+	}
+	return Option{weights: prefix}
 }
 
-// What a verb accepts besides On (mergeOptions' allow argument).
+// What a verb accepts besides On (makeSpec's allow argument).
 const (
 	allowGrain = 1 << iota
 	allowBlocking
@@ -96,65 +108,74 @@ const (
 	forkOptions   = 0                                                            // Join, Invoke, Both, BothOf
 )
 
-// mergeOptions merges opts for the verb named verb, which accepts the
-// options in allow, and panics on one it does not. A call with no options
-// costs a length test.
-func mergeOptions(verb string, allow int, opts []Option) callConfig {
-	var c callConfig
+// optionUse says, in a panic, where an option applies.
+var optionUse = map[int]string{
+	allowGrain:         "it applies to the loop verbs, the reductions and Fold",
+	allowBlocking:      "it applies to For, ForRange, Map, ForErr and MapErr",
+	allowDeterministic: "it applies to Reduce and ReduceRange",
+	allowTrack:         "it applies to the loop verbs, the reductions and Fold",
+	allowWeighted:      "it applies to the loop verbs, the reductions and Fold",
+}
+
+// makeSpec merges opts for a call of verb over n items, which accepts the
+// options in allow, and panics on one it cannot honour. It also starts
+// Track's count. A call with no options costs a length test.
+func makeSpec(verb string, allow int, opts []Option, n int) (sp spec, deterministic bool) {
+	sp.verb = verb
+	if len(opts) == 0 {
+		return sp, false
+	}
+	var progress *Progress
 	for _, o := range opts {
+		var opt int
+		var name string
 		switch {
 		case o.pool != nil:
-			c.pool = o.pool
+			sp.pool = o.pool
+			continue
 		case o.grain > 0:
-			if allow&allowGrain == 0 {
-				rejectOption(verb, "Grain")
-			}
-			c.grain = o.grain
+			opt, name, sp.grain = allowGrain, "Grain", o.grain
 		case o.blocking > 0:
-			if allow&allowBlocking == 0 {
-				rejectOption(verb, "Blocking")
-			}
-			c.blocking = o.blocking
+			opt, name, sp.blocking = allowBlocking, "Blocking", o.blocking
 		case o.deterministic:
-			if allow&allowDeterministic == 0 {
-				rejectOption(verb, "Deterministic")
-			}
-			c.deterministic = true
+			opt, name, deterministic = allowDeterministic, "Deterministic", true
 		case o.progress != nil:
-			if allow&allowTrack == 0 {
-				rejectOption(verb, "Track")
-			}
-			c.progress = o.progress
+			opt, name, progress = allowTrack, "Track", o.progress
 		case o.weights != nil:
-			if allow&allowWeighted == 0 {
-				rejectOption(verb, "Weighted")
-			}
-			c.weights = o.weights
+			opt, name, sp.prefix = allowWeighted, "Weighted", o.weights
 		default:
 			panic("par: " + verb + ": the zero Option is not an option; use On, Grain, Blocking, Deterministic, Track or Weighted")
 		}
+		if allow&opt == 0 {
+			panic(fmt.Sprintf("par: %s does not take the %s option: %s", verb, name, optionUse[opt]))
+		}
 	}
-	return c
-}
-
-func rejectOption(verb, opt string) {
-	var which string
-	switch opt {
-	case "Grain":
-		which = "it applies to the loop verbs and the reductions"
-	case "Blocking":
-		which = "it applies to For, ForRange, Map, ForErr and MapErr"
-	case "Deterministic":
-		which = "it applies to Reduce and ReduceRange"
-	case "Track", "Weighted":
-		which = "it applies to the loop verbs, the reductions and Fold"
+	for _, c := range [...]struct {
+		beside, name string
+		set          bool
+		why          string
+	}{
+		{"Blocking", "On", sp.blocking > 0 && sp.pool != nil, "whose bodies run on goroutines of their own"},
+		{"Blocking", "Grain", sp.blocking > 0 && sp.grain > 0, "whose bodies run on goroutines of their own"},
+		{"Blocking", "Weighted", sp.blocking > 0 && sp.prefix != nil, "whose bodies run on goroutines of their own"},
+		{"Deterministic", "Weighted", deterministic && sp.prefix != nil, "whose pieces depend on n alone"},
+	} {
+		if c.set {
+			panic(fmt.Sprintf("par: %s: %s means nothing beside %s, %s", verb, c.name, c.beside, c.why))
+		}
 	}
-	panic(fmt.Sprintf("par: %s does not take the %s option: %s", verb, opt, which))
+	if sp.prefix != nil && len(sp.prefix)-1 != n {
+		panic(fmt.Sprintf("par: %s over %d items given Weighted weights for %d", verb, n, len(sp.prefix)-1))
+	}
+	if progress != nil {
+		progress.total.Add(int64(max(n, 0)))
+		sp.progress = &progress.done
+	}
+	return sp, deterministic
 }
 
 // mustBody panics, naming the verb and the argument, when a function
-// argument is nil. The check is at the call, so the panic blames the
-// caller rather than a body the user never wrote.
+// argument is nil: the panic blames the caller, not a body it never wrote.
 func mustBody(verb, arg string, isNil bool) {
 	if isNil {
 		panic("par: " + verb + " called with a nil " + arg)
@@ -167,8 +188,8 @@ type PoolOption func(*poolConfig)
 type poolConfig struct {
 	workers int       // 0: follow runtime.GOMAXPROCS(0)
 	pinning pinChoice // pinDefault: defaultPinning
-	machine *Machine
-	exp     *experiment // tests only (export_test.go); nil: PARLOOP_EXPERIMENT
+	machine *Machine  // a captured machine (tests: export_test.go), or nil: the host
+	exp     *experiment
 }
 
 type pinChoice uint8
@@ -178,6 +199,11 @@ const (
 	pinOn
 	pinOff
 )
+
+// defaultPinning is decided by measurement (bench/RESULTS.md): on 2 and 16
+// cores pinned workers were no faster, and waking a thread-locked worker
+// costs 10 to 30 µs.
+const defaultPinning = false
 
 // pinned reports whether the pool pins its workers.
 func (c *poolConfig) pinned() bool {
@@ -204,7 +230,7 @@ func Workers(n int) PoolOption {
 
 // Pinning pins each worker's OS thread to one CPU with sched_setaffinity
 // (Linux only; elsewhere it does nothing). See the README for when to turn it
-// off.
+// on.
 func Pinning(on bool) PoolOption {
 	return func(c *poolConfig) {
 		c.pinning = pinOff
@@ -212,101 +238,4 @@ func Pinning(on bool) PoolOption {
 			c.pinning = pinOn
 		}
 	}
-}
-
-// OnMachine places workers on the CPUs of m. A machine read from a capture
-// (ReadMachine over an fs.FS, such as one that package par/capture opens
-// from a directory or tar archive) is simulated: its CPU ids are used for
-// placement and victim orders, and no thread is pinned. It panics if m is
-// nil.
-func OnMachine(m *Machine) PoolOption {
-	if m == nil {
-		panic("par: OnMachine(nil): no machine given")
-	}
-	return func(c *poolConfig) { c.machine = m }
-}
-
-// Experiments. The benchmarks compare scheduling policies that users have
-// no reason to change; they select them with the environment variable
-// PARLOOP_EXPERIMENT, a comma-separated list read when a pool starts (so a
-// benchmark can set it before a pool's first call):
-//
-//	victims=nearest|random|longest   the order in which idle workers steal (default nearest)
-//	backoff=on|off                   spin before parking (default on)
-//	threads=locked|unlocked          unpinned workers lock their threads (default unlocked)
-//	spinners=half|all                how many idle workers may spin at once (default half)
-//
-// An unknown setting panics at the pool's start, so a typo cannot pass for
-// a measurement.
-
-// victimPolicy chooses the order in which an idle worker tries to steal.
-type victimPolicy int
-
-const (
-	// victimNearest tries the workers nearest in the machine's topology first
-	// (SMT sibling, shared L2, shared L3, NUMA node, remote), randomised
-	// within each level.
-	victimNearest victimPolicy = iota
-	// victimRandom tries the other workers in a fresh random order.
-	victimRandom
-	// victimLongest tries the worker with the longest deque first.
-	victimLongest
-)
-
-// experiment is the parsed PARLOOP_EXPERIMENT.
-type experiment struct {
-	victims   victimPolicy
-	noBackoff bool
-	locked    bool // threads=locked: unpinned workers lock their threads too
-	allSpin   bool // spinners=all: every idle worker may spin, not half
-	noKick    bool // kicks=off: a first grain kicks no parked worker (cut.go)
-
-	// spinForever keeps idle workers spinning instead of parking (tests
-	// only, export_test.go: no PARLOOP_EXPERIMENT setting).
-	spinForever bool
-}
-
-// experiments reads PARLOOP_EXPERIMENT.
-func experiments() experiment {
-	e, err := parseExperiment(os.Getenv("PARLOOP_EXPERIMENT"))
-	if err != nil {
-		panic(err)
-	}
-	return e
-}
-
-func parseExperiment(s string) (experiment, error) {
-	var e experiment
-	for _, kv := range strings.Split(s, ",") {
-		if kv = strings.TrimSpace(kv); kv == "" {
-			continue
-		}
-		switch kv {
-		case "victims=nearest":
-			e.victims = victimNearest
-		case "victims=random":
-			e.victims = victimRandom
-		case "victims=longest":
-			e.victims = victimLongest
-		case "backoff=on":
-			e.noBackoff = false
-		case "backoff=off":
-			e.noBackoff = true
-		case "threads=locked":
-			e.locked = true
-		case "threads=unlocked":
-			e.locked = false
-		case "spinners=half":
-			e.allSpin = false
-		case "spinners=all":
-			e.allSpin = true
-		case "kicks=on":
-			e.noKick = false
-		case "kicks=off":
-			e.noKick = true
-		default:
-			return e, fmt.Errorf("par: PARLOOP_EXPERIMENT: unknown setting %q (want victims=nearest|random|longest, backoff=on|off, threads=locked|unlocked, spinners=half|all or kicks=on|off)", kv)
-		}
-	}
-	return e, nil
 }

@@ -4,27 +4,41 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 )
 
-// PanicError carries a panic raised by a body to the goroutine that called the
-// verb. The verb panics again with a *PanicError once every running body has
-// returned.
+// PanicError carries a panic raised by a body to the goroutine that called
+// the verb, which panics with it once every running body has returned.
 type PanicError struct {
 	// Value is the value the body passed to panic.
 	Value any
 	// Stack is the stack of the goroutine where the panic happened, as
 	// printed by runtime/debug.Stack.
 	Stack []byte
+	// Lo and Hi are the indices whose body was running: Hi == Lo+1 where
+	// the body runs one index at a time and the index is known (Blocking,
+	// and the forks: for Invoke the function's index in fns, for Join,
+	// Both and BothOf 0 for the first function and 1 for the second),
+	// else the piece or grain [Lo, Hi) it was running. Both are -1 for a
+	// panic outside the bodies (a reduction's combine function).
+	Lo, Hi int
 
 	// goexit marks a body that called runtime.Goexit (t.Fatal does): the
 	// caller's goroutine then exits the same way instead of panicking. Such
-	// a PanicError is never panicked, so no user code ever sees one.
+	// a PanicError is never panicked, so no user code sees one.
 	goexit bool
 }
 
-// Error returns the panic value and the stack where it was raised.
+// Error returns the panic value, where it was raised, and its stack.
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("parloop: panic in parallel body: %v\n\n%s", e.Value, e.Stack)
+	where := ""
+	switch {
+	case e.Hi == e.Lo+1:
+		where = fmt.Sprintf(" at index %d", e.Lo)
+	case e.Hi > e.Lo:
+		where = fmt.Sprintf(" over [%d, %d)", e.Lo, e.Hi)
+	}
+	return fmt.Sprintf("par: panic in a body%s: %v\n\n%s", where, e.Value, e.Stack)
 }
 
 // Unwrap returns Value if it is an error, so errors.Is and errors.As see
@@ -38,64 +52,78 @@ func (e *PanicError) Unwrap() error {
 
 // Catching panics and Goexit.
 //
-// Every place that runs a user's function on behalf of a call (a range
-// piece, a forked task, a blocking body) catches what ends it abnormally
-// and hands it to the call, whose caller re-raises it once every running
-// body has returned:
+// Every place that runs a user's function on behalf of a call (a piece, a
+// plain run, a fork's function, a blocking body, a combine) defers a
+// catcher's catch, which hands what ends the function abnormally to the
+// call; the call's caller re-raises it once every running body has
+// returned (raise):
 //
 //   - a panic: recover returns its value (never nil since Go 1.21, which
 //     turns panic(nil) into *runtime.PanicNilError), wrapped once in a
-//     *PanicError with the stack where it happened; a *PanicError from a
-//     nested call is kept as it is, so the original stack survives;
+//     *PanicError with the stack where it happened and the indices being
+//     run; a *PanicError from a nested call is kept as it is, so the
+//     original stack and indices survive;
 //   - runtime.Goexit (t.Fatal, t.Skip): the deferred function runs with
 //     recover returning nil and the function not having returned. Goexit
-//     cannot be stopped, so the goroutine that ran the body dies: whatever
-//     must still happen for the call (arriving at a join, setting done)
-//     happens inside that deferred function, and a worker that dies this
-//     way is replaced (workerMain). The call records goexitError, and its
-//     caller, after the call is complete, calls runtime.Goexit itself
-//     (raise): the goroutine that called the verb exits as the body did,
-//     which is what t.Fatal expects.
+//     cannot be stopped, so the goroutine dies: whatever the call still
+//     needs (arriving at a join, setting done, giving back a seat) happens
+//     inside the deferred function, and a worker that dies this way is
+//     replaced (pool.go). The call records goexitError, and its caller then
+//     calls runtime.Goexit itself, as t.Fatal expects.
 //
-// The pattern at each site is a flag set after the function returns and a
-// deferred check of it; a site on the fork fast path keeps the check in its
-// one deferred function.
+// The fork fast path has a catch of its own (fork.go), for speed; these
+// two are the package's only calls of recover.
+
+// catcher is deferred (catch) by a function that runs user code; the
+// function sets returned when the code returned normally, and lo and hi
+// to the indices it runs.
+type catcher struct {
+	returned bool
+	lo, hi   int
+}
+
+// catch does nothing if the function returned. Otherwise it stores stop
+// (if not nil) first, so that the call's other pieces stop without waiting
+// for the stack to be taken, then hands then the *PanicError.
+func (c *catcher) catch(stop *atomic.Bool, then func(*PanicError)) {
+	if c.returned {
+		return
+	}
+	r := recover()
+	if stop != nil {
+		stop.Store(true)
+	}
+	then(recovered(r, c.lo, c.hi))
+}
 
 // goexitError is what a call records when a body called runtime.Goexit.
-var goexitError = &PanicError{Value: "runtime.Goexit called in a parallel body", goexit: true}
+var goexitError = &PanicError{Value: "runtime.Goexit called in a body", Lo: -1, Hi: -1, goexit: true}
 
-// recovered turns what a deferred function saw after fn ended without
-// returning into the call's failure: a panic's value r, or Goexit (r == nil).
-func recovered(r any) *PanicError {
+// recovered turns what a deferred function saw after a function ended
+// without returning into the call's failure: a panic's value r raised
+// while [lo, hi) ran, or Goexit (r == nil).
+func recovered(r any, lo, hi int) *PanicError {
 	if r == nil {
 		return goexitError
 	}
 	if pe, ok := r.(*PanicError); ok {
 		return pe
 	}
-	return &PanicError{Value: r, Stack: debug.Stack()}
+	return &PanicError{Value: r, Stack: debug.Stack(), Lo: lo, Hi: hi}
 }
 
-// catch runs fn and returns its panic, if any. If fn calls runtime.Goexit,
-// catch does not return: the goroutine exits, and onGoexit, if not nil, runs
-// first (in the deferred function), for what the caller must still do.
-func catch(fn func(), onGoexit func()) (pe *PanicError) {
-	returned := false
-	defer func() {
-		if returned {
-			return
+// catchCombine returns combine(a, b), or its panic. A Goexit in combine
+// ends the goroutine, as in any body.
+func catchCombine[T any](combine func(a, b T) T, a, b T) (out T, pe *PanicError) {
+	c := catcher{lo: -1, hi: -1}
+	defer c.catch(nil, func(p *PanicError) {
+		if !p.goexit {
+			pe = p
 		}
-		r := recover()
-		if r == nil && onGoexit != nil {
-			onGoexit()
-		}
-		if r != nil {
-			pe = recovered(r)
-		}
-	}()
-	fn()
-	returned = true
-	return nil
+	})
+	out = combine(a, b)
+	c.returned = true
+	return out, nil
 }
 
 // raise re-raises a call's failure in its caller: a panic with the

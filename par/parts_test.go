@@ -14,11 +14,11 @@ func TestCutMakesEqualParts(t *testing.T) {
 	// left, and so on, gives parts that differ by at most one index.
 	for n := 2; n <= 200; n++ {
 		for k := 2; k <= min(n, 20); k++ {
-			c := &loopCore{}
+			c := &core{}
 			var sizes []int
 			cur, hi := 0, n
 			for parts := k; parts >= 2; parts-- {
-				at := c.cut(cur, hi, parts)
+				at := c.cutAt(cur, hi, parts)
 				if at <= cur || at >= hi {
 					t.Fatalf("cut(%d, %d, %d) = %d: an empty part", cur, hi, parts, at)
 				}
@@ -46,12 +46,12 @@ func TestCutMakesEqualParts(t *testing.T) {
 			w[i] = 1 + rng.Int64N(1000)
 			maxW = max(maxW, w[i])
 		}
-		c := &loopCore{prefix: Weighted(w).weights.prefix}
+		c := &core{prefix: Weighted(w).weights}
 		k := 3 + rng.IntN(min(n-2, 14))
 		share := c.units(0, int64(n)) / int64(k)
 		cur, hi := 0, n
 		for parts := k; parts >= 2 && hi-cur >= 2; parts-- {
-			at := c.cut(cur, hi, parts)
+			at := c.cutAt(cur, hi, parts)
 			if at <= cur || at >= hi {
 				t.Fatalf("weighted cut(%d, %d, %d) = %d: an empty part", cur, hi, parts, at)
 			}
@@ -71,7 +71,7 @@ func TestOneSplitFeedsEverySleepingWorker(t *testing.T) {
 	const workers, n = 4, 41
 	for attempt := 0; ; attempt++ {
 		// No kick: with one, a worker woken during the owner's first item
-		// cuts the rest in two before the owner's split (cut.go).
+		// cuts the rest in two before the owner's split (offer.go).
 		p := NewPool(Workers(workers+1), withExperiment(func(e *experiment) { e.noKick = true })) // workers threads and the caller
 		For(workers, func(int) { time.Sleep(time.Millisecond) }, On(p))                           // start the workers
 		// Wait until every worker sleeps.

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
 )
 
 // Pool is a set of workers that run the verbs' pieces. The zero value is a
@@ -21,7 +23,7 @@ import (
 // accepts calls and runs them on the calling goroutine.
 type Pool struct {
 	cfg poolConfig
-	exp experiment // PARLOOP_EXPERIMENT, read at start
+	exp experiment // the experiments (experiment.go), set at start
 
 	mu      sync.Mutex // serialises start, resize and Close
 	started atomic.Bool
@@ -32,10 +34,10 @@ type Pool struct {
 
 	sleep       sleepState
 	callerStats slotStats   // pieces run by guests (callers from outside)
-	crowdCounts crowdCounts // crowded calls (crowd.go), counted with the callers'
+	crowdCounts crowdCounts // crowded calls (plain.go), counted with the callers'
 
-	nextResize atomic.Int64 // cputicks at which the next GOMAXPROCS check is due
-	lastKick   atomic.Int64 // cputicks of the last kick (cut.go)
+	nextResize atomic.Int64 // ticks at which the next GOMAXPROCS check is due
+	lastKick   atomic.Int64 // ticks of the last kick (offer.go)
 	statsFrom  atomic.Int64 // nanotime of the last ResetStats
 }
 
@@ -48,7 +50,8 @@ type layout struct {
 	allWorkers []int32   // the active workers' ids, the victims of guests
 	levels     [][]int   // per worker: end offsets of each distance level in victims
 	machine    *Machine
-	procs      int // runtime.GOMAXPROCS(0) when the layout was made (it bounds spinning)
+	procs      int  // runtime.GOMAXPROCS(0) when the layout was made (it bounds spinning)
+	noSat      bool // the saturation=off experiment
 }
 
 // NewPool returns a pool configured by opts. It starts no goroutine.
@@ -72,7 +75,7 @@ func (p *Pool) init() *layout {
 		return l
 	}
 	if p.layout.CompareAndSwap(nil, &layout{}) {
-		p.statsFrom.CompareAndSwap(0, nanotime())
+		p.statsFrom.CompareAndSwap(0, platform.Nanotime())
 	}
 	return p.layout.Load()
 }
@@ -142,16 +145,16 @@ func (p *Pool) ensureStarted() {
 	if p.cfg.exp != nil {
 		p.exp = *p.cfg.exp
 	}
-	calibrateTicks()
+	calibrate()
 	p.resizeLocked(p.target())
-	p.nextResize.Store(cputicks() + nsToTicks(resizeEvery))
+	p.nextResize.Store(platform.Ticks() + platform.NsToTicks(resizeEvery))
 	p.started.Store(true)
 }
 
 // maybeResize follows GOMAXPROCS. GOMAXPROCS(0) takes the scheduler's lock,
 // so it is read at most once per resizeEvery, and only from slow paths: a
 // wake-up, a split, and every resizeCheckCalls-th call on a guest seat.
-func (p *Pool) maybeResize() { p.maybeResizeAt(cputicks()) }
+func (p *Pool) maybeResize() { p.maybeResizeAt(platform.Ticks()) }
 
 // maybeResizeAt is maybeResize for a caller that has just read the clock.
 // The check is small enough to inline and the rest is a call of its own:
@@ -169,10 +172,10 @@ func (p *Pool) maybeResizeAt(now int64) {
 //
 //go:noinline
 func (p *Pool) resizeCheck(next, now int64) {
-	if !p.nextResize.CompareAndSwap(next, now+nsToTicks(resizeEvery)) {
+	if !p.nextResize.CompareAndSwap(next, now+platform.NsToTicks(resizeEvery)) {
 		return
 	}
-	calibrateTicks()
+	calibrate()
 	if p.cfg.workers > 0 {
 		return
 	}
@@ -214,6 +217,7 @@ func (p *Pool) resizeLocked(n int) {
 		active:  n,
 		machine: m,
 		procs:   runtime.GOMAXPROCS(0),
+		noSat:   p.exp.noSaturation,
 	}
 	copy(l.workers, old.workers)
 	var fresh []*slot
@@ -251,16 +255,16 @@ func (p *Pool) resizeLocked(n int) {
 // workers, or on the goroutine of a call to p that is running its own
 // pieces): it would wait for its own thread. A call that runs as a plain
 // loop on its caller (at parallelism 1, or while the machine is crowded,
-// see par/crowd.go) waits for nobody, and Close from its body closes the
+// see par/plain.go) waits for nobody, and Close from its body closes the
 // pool. Closing the default pool makes the next call without On start a
 // new default pool (see Default).
 func (p *Pool) Close() {
 	p.init()
-	k := goroutineKey()
+	k := platform.GoroutineKey()
 	if s := lookupWorker(k); s != nil && s.pool == p {
 		panic("par: Pool.Close called from a body running on that pool's worker: it would wait for itself; close the pool after the call returns")
 	}
-	if s := lookupGuest(k); s != nil && s.pool == p {
+	if s := seatOf(k); s != nil && s.pool == p {
 		panic("par: Pool.Close called from a body of a call running on that pool: it would wait for the call; close the pool after the call returns")
 	}
 	forgetDefault(p)
@@ -308,13 +312,13 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 	if pin || p.exp.locked {
 		runtime.LockOSThread()
 		s.locked = true
-		if pinned := pin && pinThread(s.cpu) == nil; !pinned {
+		if pinned := pin && platform.PinThread(s.cpu) == nil; !pinned {
 			defer runtime.UnlockOSThread()
 		}
 	}
 	// A goroutine inherits its creator's pprof labels; a worker runs each
 	// task under the labels of the call it belongs to, and none between.
-	setProfLabel(nil)
+	platform.SetProfLabel(nil)
 	s.tree = 0
 	registerWorker(s)
 	defer unregisterWorker()

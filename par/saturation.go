@@ -39,6 +39,8 @@ import (
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
 )
 
 const (
@@ -63,12 +65,9 @@ func init() {
 // at the last read, reading again first if that read is older than
 // saturationEvery. now is the caller's cputicks.
 func saturated(now int64, procs int) bool {
-	if f := saturationForTest.Load(); f != 0 {
-		return f == 1
-	}
 	at, every := saturation.at.Load(), saturation.every.Load()
 	if every == 0 {
-		every = nsToTicks(saturationEvery)
+		every = platform.NsToTicks(saturationEvery)
 	}
 	if now-at < every || !saturation.at.CompareAndSwap(at, now) {
 		return saturation.yes.Load()
@@ -79,29 +78,20 @@ func saturated(now int64, procs int) bool {
 	yes := s.Value.Kind() == metrics.KindUint64 && s.Value.Uint64() > uint64(procs)
 	saturation.mu.Unlock()
 	saturation.yes.Store(yes)
-	cost := cputicks() - now
-	saturation.every.Store(min(max(saturationCostX*cost, nsToTicks(saturationEvery)), nsToTicks(saturationMaxEvery)))
+	cost := platform.Ticks() - now
+	saturation.every.Store(min(max(saturationCostX*cost, platform.NsToTicks(saturationEvery)), platform.NsToTicks(saturationMaxEvery)))
 	return yes
 }
 
 // saturatedHint is the last answer, without reading again however old it
-// is: for a look that must cost next to nothing (crowd.go).
-func saturatedHint() bool {
-	if f := saturationForTest.Load(); f != 0 {
-		return f == 1
-	}
-	return saturation.yes.Load()
-}
-
-// saturationForTest, set only by tests (export_test.go), fixes the answer:
-// 1 saturated, 2 not, 0 measured.
-var saturationForTest atomic.Int32
+// is: for a look that must cost next to nothing (plain.go).
+func saturatedHint() bool { return saturation.yes.Load() }
 
 // busyElsewhere reports whether layout l's pool should hold back from
 // offering work or spinning because the Ps are saturated: only for pools no
 // wider than GOMAXPROCS (see above).
 func (l *layout) busyElsewhere(now int64) bool {
-	return !l.wide() && saturated(now, l.procs)
+	return !l.wide() && !l.noSat && saturated(now, l.procs)
 }
 
 // wide reports whether the pool has more workers than GOMAXPROCS (a pool

@@ -1,10 +1,14 @@
 package par
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
 
 // Private forks and sharing on demand.
 //
-// A fork (Join, Both, a two-way Invoke) may go on its slot's private stack,
+// A fork (fork.go) may go on its slot's private stack,
 // owner-only memory that thieves never read, instead of the slot's deque.
 // Pushing to and popping from a Chase-Lev deque costs two fenced
 // instructions (the store of bottom in Push, the CAS or store-load pair in
@@ -16,11 +20,11 @@ import "unsafe"
 //
 // Invariant P1: the slot's tasks form one stack; the deque holds the
 // oldest, the private stack the newest. Sharing moves the oldest private
-// tasks to the deque's bottom, in order, so P1 holds; a range split or an
-// N-way Invoke, which must be stealable at once, first shares everything
-// private and then pushes to the deque (pushPublic). So the owner's pops
-// (private stack first, then the deque) return its tasks newest first, and
-// "pop after f returns g's task or nothing" (fork.go) still holds.
+// tasks to the deque's bottom, in order, so P1 holds; a split piece, which
+// must be stealable at once, first shares everything private and then
+// pushes to the deque (pushPublic). So the owner's pops (private stack
+// first, then the deque) return its tasks newest first (fork.go's take
+// relies on it).
 //
 // Invariant P2: a slot that holds tasks offers at least one to thieves,
 // except at parallelism 1, where there is nobody to offer it to. A fork
@@ -62,23 +66,20 @@ import "unsafe"
 // shares the oldest half first.
 const privMax = 32
 
-// pushForkTask pushes a fork's task t: to the deque if public, else on
-// the private stack. The first case is the fork fast path: thieves have a
-// task of s's already (or there are no worker threads to take one) and
-// none asked for more, so t stays private and nothing is shared.
-func (s *slot) pushForkTask(t *task, public bool) {
+// pushForkTask pushes a fork's task t: on the private stack when thieves
+// have a task of s's already (or there are no worker threads to take one)
+// and none asked for more, the fork fast path; else it is shared at once.
+func (s *slot) pushForkTask(t *task) {
 	n := s.nPriv
-	if !public && n < privMax && !s.want.Load() && (s.dq.Len() != 0 || s.pool.solo.Load()) {
+	if n < privMax && !s.want.Load() && (s.dq.Len() != 0 || s.pool.solo.Load()) {
 		if s.priv[n] != t { // a recycled task at the same depth: no store, no write barrier
 			s.priv[n] = t
 		}
 		s.nPriv = n + 1
 		return
 	}
-	if public || n == 0 {
-		// Public, or private but shared at once (nothing older is private,
-		// so sharing half the stack would share t alone).
-		s.stamp(t, getProfLabel())
+	if n == 0 { // shared at once: nothing older is private
+		s.stamp(t, platform.ProfLabel())
 		s.pushPublic(t)
 		s.pool.notify()
 		return
@@ -144,7 +145,7 @@ func (s *slot) localLen() int { return s.nPriv + s.dq.Len() }
 // (its store of bottom is the release); the stores of the private stack
 // need no ordering, nobody else reads them.
 func (s *slot) share(k int) {
-	labels := getProfLabel()
+	labels := platform.ProfLabel()
 	for _, t := range s.priv[:k] {
 		s.stamp(t, labels)
 		s.dq.Push(t)

@@ -18,7 +18,7 @@ func shareSlot(t *testing.T, solo bool) *slot {
 	return newSlot(p, 0, true)
 }
 
-func idTask(id int) *task { return &task{kind: taskFunc, lo: id} }
+func idTask(id int) *task { return &task{kind: taskFork, lo: id} }
 
 // checkShareState checks invariant P1 of share.go against model, the
 // slot's tasks oldest first: the deque holds the oldest, the private stack
@@ -41,17 +41,17 @@ func TestShareRules(t *testing.T) {
 	s := shareSlot(t, false)
 	a, b, c, d := idTask(1), idTask(2), idTask(3), idTask(4)
 
-	s.pushForkTask(a, false) // nothing of s's is public: offered at once
+	s.pushForkTask(a) // nothing of s's is public: offered at once
 	if s.dq.Len() != 1 || s.nPriv != 0 {
 		t.Fatalf("first fork: public %d, private %d; want 1, 0", s.dq.Len(), s.nPriv)
 	}
-	s.pushForkTask(b, false) // thieves have a already
-	s.pushForkTask(c, false)
+	s.pushForkTask(b) // thieves have a already
+	s.pushForkTask(c)
 	if s.dq.Len() != 1 || s.nPriv != 2 {
 		t.Fatalf("after three forks: public %d, private %d; want 1, 2", s.dq.Len(), s.nPriv)
 	}
 	s.ask() // a thief wants more: the next fork shares the oldest half
-	s.pushForkTask(d, false)
+	s.pushForkTask(d)
 	if s.dq.Len() != 3 || s.nPriv != 1 || s.want.Load() {
 		t.Fatalf("fork after ask: public %d, private %d, want %v; want 3, 1, false", s.dq.Len(), s.nPriv, s.want.Load())
 	}
@@ -66,10 +66,10 @@ func TestShareRules(t *testing.T) {
 	}
 
 	// A pop that finds want set shares half of what is left.
-	s.pushForkTask(a, false)
-	s.pushForkTask(b, false)
-	s.pushForkTask(c, false)
-	s.pushForkTask(d, false) // a public, b c d private
+	s.pushForkTask(a)
+	s.pushForkTask(b)
+	s.pushForkTask(c)
+	s.pushForkTask(d) // a public, b c d private
 	if x, _ := s.dq.Steal(); x != a {
 		t.Fatalf("steal = %v, want task 1", x)
 	}
@@ -99,12 +99,12 @@ func TestShareRules(t *testing.T) {
 func TestShareSolo(t *testing.T) {
 	s := shareSlot(t, true)
 	a, b := idTask(1), idTask(2)
-	s.pushForkTask(a, false)
+	s.pushForkTask(a)
 	if s.dq.Len() != 0 || s.nPriv != 1 {
 		t.Fatalf("solo fork: public %d, private %d; want 0, 1", s.dq.Len(), s.nPriv)
 	}
 	s.ask()
-	s.pushForkTask(b, false)
+	s.pushForkTask(b)
 	if s.dq.Len() != 1 || s.nPriv != 1 {
 		t.Fatalf("solo fork after ask: public %d, private %d; want 1, 1", s.dq.Len(), s.nPriv)
 	}
@@ -117,7 +117,7 @@ func TestShareOverflow(t *testing.T) {
 	var model []*task
 	for i := range 5 * privMax {
 		x := idTask(i)
-		s.pushForkTask(x, false)
+		s.pushForkTask(x)
 		model = append(model, x)
 		checkShareState(t, s, model)
 	}
@@ -144,7 +144,7 @@ func TestShareModel(t *testing.T) {
 				x := idTask(next)
 				next++
 				wasEmpty, asked := s.dq.Len() == 0, s.want.Load()
-				s.pushForkTask(x, false)
+				s.pushForkTask(x)
 				model = append(model, x)
 				if (asked || (wasEmpty && !s.pool.solo.Load())) && s.dq.Len() == 0 {
 					t.Fatalf("seed %d: a fork that had to share left the deque empty", seed)
@@ -214,7 +214,7 @@ func TestShareConcurrent(t *testing.T) {
 		if r.IntN(8) == 0 {
 			s.pushPublic(idTask(i))
 		} else {
-			s.pushForkTask(idTask(i), false)
+			s.pushForkTask(idTask(i))
 		}
 		for r.IntN(3) == 0 {
 			if x := s.popLocal(); x != nil {

@@ -35,11 +35,11 @@ package par
 // is what keeps a burst of pushes from waking a herd: one worker wakes, and
 // the next one only when that one has found work. The exception is work
 // known to feed several workers at once, pushed as that many tasks: few
-// expensive items, and a split for several idle workers (split.go); then
+// expensive items, and a split for several idle workers (offer.go); then
 // wakeMany wakes as many sleepers as there are tasks, each counted as
 // spinning as above.
 //
-// Kicks (cut.go): the first grain of a piece whose cost is not known yet
+// Kicks (offer.go): the first grain of a piece whose cost is not known yet
 // is published as a cut point, not pushed, so it calls no notify; a worker
 // parked when it starts would sleep through it, however long it runs. So
 // the owner kicks the worker that parked last (kickOne), at most once per
@@ -83,6 +83,8 @@ package par
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
 )
 
 type sleepState struct {
@@ -153,7 +155,7 @@ func (p *Pool) someoneIdle(s *slot) bool {
 // wakeMany wakes up to k sleepers at once, whether or not somebody spins:
 // for work known to feed k workers at once (few expensive items split
 // down to single items, a split into k+1 parts for k idle workers,
-// split.go), where waking them one after another,
+// offer.go), where waking them one after another,
 // each woken worker waking the next, would start the last one 7 wake-up
 // latencies late on 8 workers. Each woken worker is counted as spinning,
 // as in wakeOne.
@@ -262,10 +264,10 @@ func (s *slot) park(done *atomic.Bool, tree uint64) (t *task, woken bool) {
 		if t != nil || (done != nil && done.Load()) || (s.worker && p.closed.Load()) || (done == nil && s.retiring()) {
 			return t, p.unlist(s)
 		}
-		s.dropClosures()
-		t0 := cputicks()
+		s.dropBoxes()
+		t0 := platform.Ticks()
 		<-s.wake
-		s.stats.idleNs.Add(ticksToNs(cputicks() - t0))
+		s.stats.idleNs.Add(platform.TicksToNs(platform.Ticks() - t0))
 		kicked := s.kicked.Load()
 		if kicked {
 			s.kicked.Store(false)

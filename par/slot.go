@@ -7,17 +7,17 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// A slot is a seat at which tasks run: either one of the pool's workers, or a
-// guest seat lent to a goroutine from outside the pool for the length of one
-// call, so that the caller runs pieces of its own call.
+// A slot is a seat at which tasks run: one of a pool's workers, or a guest
+// seat lent to a goroutine from outside the pool for the length of one call
+// (seats.go), so that the caller runs pieces of its own call.
 //
-// Owner-only fields (the free lists, rng) are touched only by the goroutine
-// that holds the seat: the worker goroutine, or the guest caller.
+// Owner-only fields (the private stack, the free lists, rng, tree, frame)
+// are touched only by the goroutine that holds the seat.
 type slot struct {
 	pool   *Pool
 	id     int32 // workers: 0..n-1; guests: guestBase+i
 	worker bool
-	locked bool // a worker locked to its OS thread (pinned, or the threads=locked experiment); owner-only
+	locked bool // a worker locked to its OS thread (pinned, or the threads=locked experiment)
 	cpu    int  // the CPU the worker is placed on; -1 for guests
 
 	dq *deque.Deque[task]
@@ -30,19 +30,19 @@ type slot struct {
 	want  atomic.Bool
 	_     cpu.CacheLinePad
 
-	wake   chan struct{} // capacity 1: a binary semaphore, see sleep.go
-	kicked atomic.Bool   // the token on its way is a kick's: park scans once and blocks again (sleep.go)
+	wake   chan struct{} // capacity 1: a binary semaphore (sleep.go)
+	kicked atomic.Bool   // the token on its way is a kick's (sleep.go)
 
 	// The rest of the piece the slot runs, offered while a long grain runs
-	// (cut.go): written by the owner, cut by thieves.
+	// (offer.go): written by the owner, cut by thieves.
 	cut cutPoint
 	_   cpu.CacheLinePad
 
-	// guests only: the key of the goroutine holding the seat (0 when free),
-	// and the pool it is held for, read by thieves (see guest.go).
+	// Guest seats only: the key of the goroutine holding the seat (0 when
+	// free), the pool and the call tree it is held for (seats.go).
 	holder    atomic.Uintptr
 	guestPool atomic.Pointer[Pool]
-	seatTree  atomic.Uint64 // the call tree the seat is held for (guest.go)
+	seatTree  atomic.Uint64
 
 	freeTasks   [maxFree]*task // a stack: see task.go
 	nFreeTasks  int
@@ -50,30 +50,28 @@ type slot struct {
 	remoteTasks atomic.Pointer[task] // freed here by other slots (task.go)
 	remoteJoins atomic.Pointer[join]
 	rng         uint64
-	calls       uint64 // guests: calls made on the seat, to pace maybeResize and name trees
+	calls       uint64 // guests: calls made on the seat, to pace resize checks and name trees
 
 	// tree is the call tree of the task the slot runs now (0: none, a
-	// worker between tasks); a slot that waits runs only tasks of its tree
-	// (steal.go). Owner-only.
+	// worker between tasks); a waiting slot runs only tasks of its tree
+	// (steal.go).
 	tree uint64
 
-	// unflushedPieces counts pieces and forks run on this slot and not yet
-	// added to stats.pieces. It is a plain owner-only counter, published by
-	// flushStats, because an atomic add would be a fifth of the fork fast
-	// path.
+	// unflushedPieces counts pieces and forks run here and not yet added
+	// to stats.pieces: an atomic add would be a fifth of the fork fast path.
 	unflushedPieces int64
 
-	// frame is a recycled range frame, owner-only (see doRange).
-	frame *rangeFrame
+	// A body that calls a verb on another pool holds a guest seat for it
+	// (visiting), which the call's bodies' nested calls must find; the
+	// guest seat remembers the seat it was taken from (host). Owner-only.
+	visiting, host *slot
 
-	// stats points at the worker's own counters, or for a guest seat at
-	// its pool's callers' counters.
-	stats *slotStats
+	frame *frame[none] // a recycled range frame (frame.go)
+	stats *slotStats   // the worker's own counters, or its pool's callers'
 }
 
-// slotStats are the counters behind WorkerStats. Only the slot's owner writes
-// them (Add), a Stats snapshot reads them concurrently (Load); atomics make
-// that race-free, and no ordering between counters is promised.
+// slotStats are the counters behind WorkerStats. Only the slot's owner
+// writes them; a Stats snapshot reads them concurrently.
 type slotStats struct {
 	_                                    cpu.CacheLinePad
 	pieces, steals, failedSteals, splits atomic.Int64
@@ -87,7 +85,7 @@ func newSlot(p *Pool, id int32, worker bool) *slot {
 		id:     id,
 		worker: worker,
 		cpu:    -1,
-		dq:     newDeque(),
+		dq:     deque.NewRecycled[task](64),
 		wake:   make(chan struct{}, 1),
 		rng:    uint64(id)*0x9e3779b97f4a7c15 + 1,
 		stats:  new(slotStats),
@@ -104,8 +102,8 @@ func (s *slot) rand() uint64 {
 	return x * 0x2545f4914f6cdd1d
 }
 
-// signal posts a wake-up token to s without blocking. A token already pending
-// is enough: whoever consumes it re-checks its condition (see sleep.go).
+// signal posts a wake-up token to s without blocking. A token already
+// pending is enough: whoever consumes it re-checks its condition (sleep.go).
 func (s *slot) signal() {
 	select {
 	case s.wake <- struct{}{}:
@@ -113,8 +111,7 @@ func (s *slot) signal() {
 	}
 }
 
-// flushStats publishes the owner-only counters. Called after each task the
-// worker loop runs and when a guest leaves its seat.
+// flushStats publishes the owner-only piece count.
 func (s *slot) flushStats() {
 	if s.unflushedPieces != 0 {
 		s.stats.pieces.Add(s.unflushedPieces)

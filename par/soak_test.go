@@ -369,7 +369,7 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 			return nil
 		})
 	case 2:
-		opts = append(opts, par.Blocking(1+r.IntN(8)))
+		opts = []par.Option{par.Blocking(1 + r.IntN(8))} // no On: it means nothing beside Blocking
 		run("For+Blocking", func() error { par.For(n, body, opts...); return nil })
 	case 3:
 		run("ForErr", func() error {

@@ -1,11 +1,10 @@
 package par
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/parloop/parloop/par/internal/platform"
 	"golang.org/x/exp/stats"
 )
 
@@ -35,7 +34,7 @@ func (c *slotStats) reset() {
 func (p *Pool) Stats() Stats {
 	l := p.init()
 	st := Stats{
-		Wall:    time.Duration(nanotime() - p.statsFrom.Load()),
+		Wall:    time.Duration(platform.Nanotime() - p.statsFrom.Load()),
 		Callers: p.callerStats.snapshot(),
 	}
 	calls, busyNs := p.crowdCounts.sum() // crowded calls: a piece each
@@ -84,28 +83,5 @@ func (p *Pool) ResetStats() {
 	}
 	p.callerStats.reset()
 	p.crowdCounts.reset()
-	p.statsFrom.Store(nanotime())
-}
-
-// Placement describes where the pool's workers run (or will run, before
-// its first use): one line per worker with its CPU, and whether threads are
-// pinned.
-func (p *Pool) Placement() string {
-	l := p.init()
-	m := l.machine
-	if m == nil {
-		m = p.cfg.machine
-	}
-	if m == nil {
-		m = hostOnce()
-	}
-	n := p.Workers() - 1
-	cpus := m.t.Placement(n)
-	pinned := p.cfg.pinned() && !m.simulated
-	var b strings.Builder
-	fmt.Fprintf(&b, "pool: parallelism %d = %d worker threads + the calling goroutine, pinned=%v\n", n+1, n, pinned)
-	for i, c := range cpus {
-		fmt.Fprintf(&b, "  worker %d: cpu %d\n", i, c)
-	}
-	return b.String()
+	p.statsFrom.Store(platform.Nanotime())
 }

@@ -2,6 +2,17 @@ package par
 
 import (
 	"math/bits"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// victimPolicy chooses the order in which an idle worker tries to steal.
+type victimPolicy int
+
+const (
+	victimNearest victimPolicy = iota // nearest in the machine's topology first, randomised within a level
+	victimRandom                      // the other workers in a fresh random order
+	victimLongest                     // the worker with the longest deque first
 )
 
 // victimOrders computes, for each of the workers placed on cpus, the other
@@ -111,7 +122,7 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 			return t
 		}
 	}
-	if t := s.cutAny(l, order, tree); t != nil { // every deque was empty: the rest of a running piece (cut.go)
+	if t := s.cutAny(l, order, tree); t != nil { // every deque was empty: the rest of a running piece (offer.go)
 		return t
 	}
 	s.stats.failedSteals.Add(1)
@@ -150,7 +161,7 @@ func (s *slot) stealLongest(l *layout, order []int32, tree uint64) *task {
 // whose length varies with the CPU and the hypervisor. It applies whatever
 // the victim's length: a thief's two loads of top and bottom can straddle
 // the owner's pop and next push, so "one task" cannot be told reliably.
-const youngNs = 1000
+// (youngNs, grain.go.)
 
 // stealGuest tries guest seat g, if it is held for s's pool: only tasks of
 // the call it is held for, and of tree if tree != 0 (see the invariants in
@@ -170,9 +181,9 @@ func (s *slot) stealGuest(g *slot, tree uint64) *task {
 func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 	if v.dq.Len() != 0 {
 		top := v.dq.Top()
-		t0, wait := cputicks(), nsToTicks(youngNs)
-		for cputicks()-t0 < wait {
-			spinPause(1)
+		t0, wait := platform.Ticks(), thresholds.Load().young
+		for platform.Ticks()-t0 < wait {
+			platform.Pause(1)
 		}
 		if v.dq.Top() != top {
 			return nil // taken meanwhile: it was young, or another thief got it
@@ -188,8 +199,8 @@ func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 		}
 		if t != nil {
 			s.stats.steals.Add(1)
-			if t.kind == taskRange {
-				t.frame.noteThief(s.id)
+			if t.kind == taskPiece {
+				t.frame.base().thief.Store(s.id + 1)
 			} else {
 				t.thief.Store(s.id + 1)
 			}

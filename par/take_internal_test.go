@@ -1,6 +1,9 @@
 package par
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // A slot that helps while it waits for a fork's task can push tasks of its
 // own (the halves of pieces it stole and split) and find the task it waited
@@ -13,7 +16,9 @@ func TestJoinRunsTasksPushedAboveItsTask(t *testing.T) {
 	ran, gRan := 0, 0
 	Join(func() {
 		s := lookupGuest(goroutineKey())
-		x := s.newForkTask(func() { ran++ }, nil)
+		x := s.newTask() // a fork's task, as fork makes it
+		x.kind, x.waiter = taskFork, s
+		x.run, x.box = callBox[func(), none]{}, unsafe.Pointer(&forkBox[func(), none]{g: callFunc, y: func() { ran++ }})
 		s.stamp(x, nil)
 		s.pushPublic(x) // above g's task, as a helping slot's split half is
 	}, func() { gRan++ }, On(p))

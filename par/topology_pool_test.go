@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/parloop/parloop/par/capture"
+	"github.com/parloop/parloop/internal/capture"
 )
 
 // capturesDir holds hwloc's captured machines (see its README.md); tests
@@ -20,7 +20,7 @@ func readCapture(t *testing.T, name string) *Machine {
 	if err != nil {
 		t.Fatalf("capture %s: %v", name, err)
 	}
-	m, err := ReadMachine(fsys)
+	m, err := readMachine(fsys)
 	if err != nil {
 		t.Fatalf("ReadMachine(%s): %v", name, err)
 	}
@@ -44,7 +44,7 @@ func TestPoolOnCapturedTopologies(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := readCapture(t, c.name)
 			n := m.CPUs()
-			p := NewPool(OnMachine(m), Workers(n), Pinning(true))
+			p := NewPool(func(c *poolConfig) { c.machine = m }, Workers(n), Pinning(true))
 			defer p.Close()
 
 			var hits atomic.Int64

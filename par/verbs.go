@@ -2,134 +2,9 @@ package par
 
 import (
 	"context"
+
+	"github.com/parloop/parloop/par/internal/platform"
 )
-
-// enter finds the slot on which the calling goroutine runs a call on pool p
-// (nil: the pool of the worker or guest seat the goroutine already holds,
-// else Default). guest reports that a guest seat was acquired for this call
-// and must be released. s is nil when the call must run serially on the
-// caller: the pool is closed, or every guest seat is taken.
-func enter(p *Pool) (s *slot, guest bool, pool *Pool) {
-	k := goroutineKey()
-	if s := lookupWorker(k); s != nil && (p == nil || s.pool == p) {
-		return s, false, s.pool
-	}
-	if s := lookupGuest(k); s != nil && (p == nil || s.pool == p) {
-		return s, false, s.pool
-	}
-	if p == nil {
-		p = Default()
-	}
-	if p.closed.Load() {
-		return nil, false, p
-	}
-	p.ensureStarted()
-	if s := acquireGuest(p, k); s != nil {
-		return s, true, p
-	}
-	return nil, false, p
-}
-
-// rangeBody is what a range call runs: exactly one of i, r and e is set.
-type rangeBody struct {
-	i      func(int)
-	r      func(lo, hi int)
-	e      func(context.Context, int) error
-	ctx    context.Context // ForErr: the context handed to the bodies
-	cancel context.CancelFunc
-}
-
-// doRange runs a range call of verb over [0, n) and re-raises a body's
-// panic (or Goexit) in the caller. The frame comes from the caller's slot
-// (one is kept per slot, owner-only) or, for a nested call on the same
-// slot, from framePool.
-func doRange(verb string, opts []Option, n int, b rangeBody) error {
-	var c callConfig
-	if len(opts) != 0 {
-		c = mergeOptions(verb, loopOptions, opts)
-		checkWeights(verb, &c, n)
-		if c.progress != nil {
-			c.progress.total.Add(int64(n))
-		}
-		if c.blocking > 0 {
-			return runBlocking(verb, n, &c, &b)
-		}
-	}
-	lo := 0
-	if cp, now := crowdedPool(&c); cp != nil {
-		next, err := runCrowded(cp, now, n, &c, &b)
-		if next == n || err != nil {
-			return err
-		}
-		lo = next // the crowd left: the rest runs as a parallel call
-	}
-	s, guest, p := enter(c.pool)
-	if s == nil || p.solo.Load() {
-		_, err := runSolo(verb, s, guest, lo, n, &c, &b, false)
-		return err
-	}
-	if c.plainNested(s, guest) {
-		next, err := runSolo(verb, s, false, lo, n, &c, &b, true)
-		if next == n {
-			return err
-		}
-		lo = next // the deque emptied: the rest runs as a parallel call
-	}
-	f := s.frame
-	if f != nil {
-		s.frame = nil
-	} else {
-		f = framePool.Get().(*rangeFrame)
-	}
-	f.begin(p, s, &c)
-	f.shape(s, guest, n-lo)
-	f.startTrace(verb, n-lo)
-	f.bodyI, f.bodyR, f.bodyE, f.ctx, f.cancel = b.i, b.r, b.e, b.ctx, b.cancel
-	var t0 int64
-	if guest {
-		t0 = cputicks()
-		f.startTicks = t0
-	}
-	returned := false
-	defer func() {
-		if !returned {
-			// A Goexit from a body this goroutine ran is unwinding it
-			// (panic.go): stop the call, let it finish, give back the
-			// seat, and let the Goexit go on.
-			f.fail(goexitError)
-			f.waitUnwinding(s)
-			endRange(s, f, guest, t0)
-		}
-	}()
-	runRange(s, f, lo, n)
-	returned = true
-	pe, err := endRange(s, f, guest, t0)
-	if pe != nil {
-		raise(pe)
-	}
-	return err
-}
-
-// endRange ends the call of frame f on slot s after every piece is done:
-// it reads the outcome, recycles f and, for a guest, accounts the call's
-// time since t0 and releases the seat.
-func endRange(s *slot, f *rangeFrame, guest bool, t0 int64) (*PanicError, error) {
-	f.endTrace()
-	pe, err, t1 := f.pe.Load(), f.err, f.endTicks
-	*f = rangeFrame{}
-	if s.frame == nil {
-		s.frame = f
-	} else {
-		framePool.Put(f)
-	}
-	if guest {
-		if t1 < t0 { // the owner ran no grain (all stolen, or stopped at once)
-			t1 = cputicks()
-		}
-		releaseGuestBusy(s, t1-t0)
-	}
-	return pe, err
-}
 
 // For calls body(i) exactly once for each i in [0, n), in parallel. It does
 // nothing if n <= 0. Everything each body did happens before For returns.
@@ -139,78 +14,78 @@ func endRange(s *slot, f *rangeFrame, guest bool, t0 int64) (*PanicError, error)
 // with the Blocking option.
 //
 // If a body panics, no new iterations start (each running piece stops
-// before its next iteration), and once every running body has returned For
-// panics in the caller's goroutine with a *PanicError holding the value and
-// the stack. If a body calls runtime.Goexit (as t.Fatal does), the call
-// stops in the same way and then the caller's goroutine exits too.
+// before its next index), and once every running body has returned For
+// panics in the caller's goroutine with a *PanicError holding the value,
+// the stack and where it happened. If a body calls runtime.Goexit (as
+// t.Fatal does), the call stops in the same way and then the caller's
+// goroutine exits too.
 //
 // For allocates nothing of its own in the steady state: a call from outside
 // the pool borrows a seat and a recycled frame.
 func For(n int, body func(i int), opts ...Option) {
 	mustBody("For", "body", body == nil)
-	if n <= 0 {
-		return
+	sp, _ := makeSpec("For", loopOptions, opts, n)
+	if n > 0 {
+		route(&sp, &job[none]{each: body}, n)
 	}
-	_ = doRange("For", opts, n, rangeBody{i: body})
 }
 
 // ForRange calls body on disjoint pieces [lo, hi) that together cover
 // [0, n), in parallel, so that body can run a tight loop with per-piece
 // state in locals. A piece is what one worker runs between two checks for
 // demand: about 2 µs of the measured cost of an iteration (one index, if
-// an iteration takes longer), and the whole range at parallelism 1. So
-// the number of pieces grows with n and the cost of the work, not with the
-// number of workers: keep nothing per piece that is expensive to make or to
-// merge (a map per piece, say); for one accumulator per worker use
-// ReduceRange. A piece runs to its end: after a panic, other pieces stop at
-// their next piece boundary. Otherwise as For.
+// an iteration takes longer), and the whole range at parallelism 1. So the
+// number of pieces grows with n and the cost of the work, not with the
+// number of workers: keep nothing per piece that is expensive to make or
+// to merge (a map per piece, say); for one accumulator per worker use
+// Fold. A piece runs to its end: after a panic, other pieces stop at their
+// next piece boundary. Otherwise as For.
 func ForRange(n int, body func(lo, hi int), opts ...Option) {
 	mustBody("ForRange", "body", body == nil)
-	if n <= 0 {
-		return
+	sp, _ := makeSpec("ForRange", loopOptions, opts, n)
+	if n > 0 {
+		route(&sp, &job[none]{rng: body}, n)
 	}
-	_ = doRange("ForRange", opts, n, rangeBody{r: body})
 }
 
 // Map returns out with out[i] = f(in[i]) for every i, computed in parallel.
 // len(out) == len(in). Panics, Goexit and options are handled as in For.
 func Map[T, U any](in []T, f func(T) U, opts ...Option) []U {
 	mustBody("Map", "function", f == nil)
+	sp, _ := makeSpec("Map", loopOptions, opts, len(in))
 	out := make([]U, len(in))
 	if len(in) != 0 {
-		_ = doRange("Map", opts, len(in), rangeBody{i: func(i int) { out[i] = f(in[i]) }})
+		route(&sp, &job[none]{each: func(i int) { out[i] = f(in[i]) }}, len(in))
 	}
 	return out
 }
 
 // ForErr calls body(ctx, i) for each i in [0, n) in parallel, and returns
 // the first error a body returns. The first error cancels the context
-// handed to the bodies and stops new iterations. If ctx is cancelled, no new
-// iterations start and ForErr returns ctx.Err() (unless a body's error came
-// first). ForErr returns only after every running body has returned. It
-// panics if ctx is nil. Otherwise as For.
+// handed to the bodies and stops new iterations. Cancellation is looked at
+// before each iteration, never during one: once ctx is done, no new
+// iteration starts, and ForErr returns ctx.Err() (unless a body's error
+// came first). ForErr returns only after every running body has returned.
+// It panics if ctx is nil. Otherwise as For, with Blocking too.
 func ForErr(ctx context.Context, n int, body func(ctx context.Context, i int) error, opts ...Option) error {
 	if ctx == nil {
 		panic("par: ForErr called with a nil context")
 	}
 	mustBody("ForErr", "body", body == nil)
-	return forErr("ForErr", ctx, n, body, opts)
+	sp, _ := makeSpec("ForErr", loopOptions, opts, n)
+	return forErr(&sp, ctx, n, body)
 }
 
-func forErr(verb string, ctx context.Context, n int, body func(ctx context.Context, i int) error, opts []Option) error {
-	if err := ctx.Err(); err != nil {
+func forErr(sp *spec, ctx context.Context, n int, body func(ctx context.Context, i int) error) error {
+	if err := ctx.Err(); err != nil || n <= 0 {
 		return err
-	}
-	if n <= 0 {
-		return nil
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := doRange(verb, opts, n, rangeBody{e: body, ctx: cctx, cancel: cancel}); err != nil {
+	if _, _, err := route(sp, &job[none]{eachErr: body, ctx: cctx, cancel: cancel}, n); err != nil {
 		return err
 	}
-	// Stopped by ctx: some iterations may not have run.
-	return ctx.Err()
+	return ctx.Err() // stopped by ctx: some iterations may not have run
 }
 
 // MapErr is Map with a context and errors, with the semantics of ForErr.
@@ -220,12 +95,13 @@ func MapErr[T, U any](ctx context.Context, in []T, f func(context.Context, T) (U
 		panic("par: MapErr called with a nil context")
 	}
 	mustBody("MapErr", "function", f == nil)
+	sp, _ := makeSpec("MapErr", loopOptions, opts, len(in))
 	out := make([]U, len(in))
-	err := forErr("MapErr", ctx, len(in), func(ctx context.Context, i int) error {
+	err := forErr(&sp, ctx, len(in), func(ctx context.Context, i int) error {
 		v, err := f(ctx, in[i])
 		out[i] = v
 		return err
-	}, opts)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -245,20 +121,14 @@ func MapErr[T, U any](ctx context.Context, in []T, f func(context.Context, T) (U
 // run and pool size. Panics and Goexit are handled as in For.
 func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T {
 	mustBody("Reduce", "combine function", combine == nil)
-	if len(in) == 0 {
-		return identity
-	}
-	// A piece folds its elements from its first one; pieces (and grains)
-	// are then combined in index order, which by associativity is the
-	// left fold.
-	leaf := func(lo, hi int) T {
+	leaf := func(lo, hi int) T { // a piece folds from its first element
 		acc := in[lo]
 		for _, x := range in[lo+1 : hi] {
 			acc = combine(acc, x)
 		}
 		return acc
 	}
-	return reduceRange("Reduce", len(in), identity, leaf, combine, opts)
+	return reduce("Reduce", len(in), identity, leaf, combine, opts)
 }
 
 // ReduceRange folds [0, n) in parallel, a piece at a time: leaf(lo, hi)
@@ -276,136 +146,102 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 func ReduceRange[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
 	mustBody("ReduceRange", "leaf function", leaf == nil)
 	mustBody("ReduceRange", "combine function", combine == nil)
-	return reduceRange("ReduceRange", n, identity, leaf, combine, opts)
+	return reduce("ReduceRange", n, identity, leaf, combine, opts)
 }
 
-func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
-	var c callConfig
-	if len(opts) != 0 {
-		c = mergeOptions(verb, reduceOptions, opts)
-	}
+func reduce[T any](verb string, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
+	sp, deterministic := makeSpec(verb, reduceOptions, opts, n)
 	if n <= 0 {
 		return identity
 	}
-	checkWeights(verb, &c, n)
-	if c.progress != nil {
-		c.progress.total.Add(int64(n))
+	if deterministic {
+		return reduceDeterministic(&sp, n, identity, leaf, combine)
 	}
-	if c.deterministic {
-		return reduceDeterministic(n, identity, leaf, combine, c)
+	acc, have, _ := route(&sp, &job[T]{leaf: leaf, combine: combine}, n)
+	if !have {
+		return identity
 	}
-	if cp, now := crowdedPool(&c); cp != nil {
-		w := newCrowdWatch(cp, c.grain, now)
-		return reduceSolo(verb, nil, false, n, identity, leaf, combine, c, false, &w)
-	}
-	s, guest, p := enter(c.pool)
-	if s == nil || p.solo.Load() {
-		return reduceSolo(verb, s, guest, n, identity, leaf, combine, c, false, nil)
-	}
-	if c.plainNested(s, guest) { // no frame
-		return reduceSolo(verb, s, false, n, identity, leaf, combine, c, true, nil)
-	}
-	return runReduce(verb, &reduceFrame[T]{leaf: leaf, combine: combine}, s, guest, p, n, identity, c)
-}
-
-// runReduce runs the reduce frame f over [0, n) on slot s of pool p (a
-// guest seat to release if guest) and applies identity.
-func runReduce[T any](verb string, f *reduceFrame[T], s *slot, guest bool, p *Pool, n int, identity T, c callConfig) T {
-	f.begin(p, s, &c)
-	f.shape(s, guest, n)
-	f.startTrace(verb, n)
-	defer f.endTrace()
-	var t0 int64
-	if guest {
-		t0 = cputicks()
-	}
-	returned := false
-	defer func() {
-		if !returned { // a Goexit is unwinding this goroutine: as in doRange
-			f.fail(goexitError)
-			f.waitUnwinding(s)
-			if guest {
-				releaseGuest(s, t0)
-			}
-		}
-	}()
-	root := s.newTask()
-	root.kind, root.frame = taskRange, f
-	root.lo, root.hi = 0, n
-	f.runPiece(s, root)
-	f.wait(s)
-	returned = true
-	if guest {
-		releaseGuest(s, t0)
-	}
-	if pe := f.pe.Load(); pe != nil {
-		raise(pe)
-	}
-	var out T
-	if pe := catch(func() { out = f.combine(identity, f.result) }, nil); pe != nil {
+	out, pe := catchCombine(combine, identity, acc)
+	if pe != nil {
 		panic(pe)
 	}
 	return out
 }
 
-// Invoke runs every fn, in parallel, and returns when all have returned. A
-// panic in any fn is re-raised in the caller as a *PanicError after all
-// have returned; a Goexit in any ends the caller's goroutine after all have
-// returned. Called from a body, Invoke forks onto the running worker's
-// deque; called from outside, it runs on the default pool or the one On
+// Invoke runs every fn, in parallel, and returns when all have returned:
+// every fn runs, even after another panicked or called runtime.Goexit.
+// The first panic in the order of fns is then re-raised in the caller as a
+// *PanicError naming the function's index; a Goexit in any ends the
+// caller's goroutine. Called from a body, Invoke forks onto the running
+// worker; called from outside, it runs on the default pool or the one On
 // names. It takes the On option only.
 func Invoke(fns []func(), opts ...Option) {
 	for _, fn := range fns {
 		mustBody("Invoke", "function", fn == nil)
 	}
-	var p *Pool
-	if len(opts) != 0 {
-		p = mergeOptions("Invoke", forkOptions, opts).pool
-	}
+	sp, _ := makeSpec("Invoke", forkOptions, opts, len(fns))
 	switch len(fns) {
 	case 0:
 		return
 	case 1:
-		runSerial(fns[0])
+		invokeSpan(fnSpan{fns: fns})
 		return
 	}
-	s, guest, _ := enter(p)
-	if s == nil {
-		runSerial(fns...)
-		return
-	}
-	if guest {
-		defer releaseGuest(s, cputicks())
-	}
-	if len(fns) == 2 {
-		s.join2(fns[0], fns[1])
-		return
-	}
-	s.invokeN(fns)
+	mid := len(fns) / 2
+	forkCall(&sp, invokeSpan, fnSpan{fns[:mid], 0}, invokeSpan, fnSpan{fns[mid:], mid})
 }
 
 // Join runs f and g, in parallel, and returns when both have returned. It is
-// Invoke for two functions, and cheaper: f runs on the calling goroutine and
-// does not escape, so only g's closure is allocated. It takes the On option
-// only.
+// Invoke for two functions, and cheaper: f runs on the calling goroutine
+// and does not escape, so only g's closure is allocated. It takes the On
+// option only.
 func Join(f, g func(), opts ...Option) {
 	mustBody("Join", "function", f == nil || g == nil)
-	var p *Pool
-	if len(opts) != 0 {
-		p = mergeOptions("Join", forkOptions, opts).pool
-	}
-	s, guest, _ := enter(p)
-	switch {
-	case s == nil:
-		runSerial(f, g)
-	case guest:
-		joinAsGuest(s, f, g)
-	default:
-		s.join2(f, g) // the nested fast path: no defer here
-	}
+	sp, _ := makeSpec("Join", forkOptions, opts, 2)
+	forkCall(&sp, callFunc, f, callFunc, g)
 }
 
-func joinAsGuest(s *slot, f, g func()) {
-	defer releaseGuest(s, cputicks())
-	s.join2(f, g)
+// Both runs f and g, in parallel, and returns f's result and g's. It is Join
+// for functions with results, and as cheap: g's result needs no variable of
+// its own. Panics are handled as in Join. It takes the On option only.
+func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
+	mustBody("Both", "function", f == nil || g == nil)
+	sp, _ := makeSpec("Both", forkOptions, opts, 2)
+	return forkCall[func() A, func() B, A, B](&sp, nil, f, nil, g)
+}
+
+// BothOf runs f(x) and g(y), in parallel, and returns their results: Both
+// without closures. A recursive fib or tree walk written as
+//
+//	a, b := par.BothOf(fib, n-1, fib, n-2)
+//	l, r := par.BothOf(walk, node.Left, walk, node.Right)
+//
+// costs its forks and no garbage, whatever the types of x and y: a fork's
+// task keeps the box that holds g, y and g's result for the next fork of
+// the same types. It takes the On option only.
+func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) (A, B) {
+	mustBody("BothOf", "function", f == nil || g == nil)
+	var sp spec
+	if len(opts) != 0 {
+		sp, _ = makeSpec("BothOf", forkOptions, opts, 2)
+	}
+	return forkCall(&sp, f, x, g, y)
+}
+
+// forkCall runs a fork on the calling goroutine's seat (route.go's table:
+// a seat, or one function after the other without one).
+func forkCall[X, Y, A, B any](sp *spec, f func(X) A, x X, g func(Y) B, y Y) (A, B) {
+	s, guest, _ := enter(sp.pool)
+	switch {
+	case s == nil:
+		return serialFork(f, x, g, y)
+	case guest:
+		return forkAsGuest(s, f, x, g, y)
+	}
+	return fork(s, f, x, g, y) // the nested fast path: no defer here
+}
+
+func forkAsGuest[X, Y, A, B any](s *slot, f func(X) A, x X, g func(Y) B, y Y) (A, B) {
+	defer releaseGuest(s, platform.Ticks())
+	return fork(s, f, x, g, y)
 }

@@ -10,7 +10,7 @@ import (
 // Catches: a weighted split that halves the count instead of the weight,
 // cuts an empty half, or a grain that overruns its weight or stops short.
 func TestWeightedMidpointAndGrain(t *testing.T) {
-	mk := func(w ...int64) *loopCore { return &loopCore{prefix: Weighted(w).weights.prefix} }
+	mk := func(w ...int64) *core { return &core{prefix: Weighted(w).weights} }
 	cases := []struct {
 		w       []int64
 		lo, hi  int
@@ -25,7 +25,7 @@ func TestWeightedMidpointAndGrain(t *testing.T) {
 		{[]int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 5, 10, 8}, // 21 | 19
 	}
 	for _, c := range cases {
-		got := mk(c.w...).midpoint(c.lo, c.hi)
+		got := mk(c.w...).cutAt(c.lo, c.hi, 2)
 		if got != c.wantMid {
 			t.Errorf("midpoint(%v [%d,%d)) = %d, want %d", c.w, c.lo, c.hi, got, c.wantMid)
 		}
@@ -43,7 +43,7 @@ func TestWeightedMidpointAndGrain(t *testing.T) {
 		c := mk(w...)
 		lo := rng.IntN(n - 1)
 		hi := lo + 2 + rng.IntN(n-lo-1)
-		m := c.midpoint(lo, hi)
+		m := c.cutAt(lo, hi, 2)
 		if m <= lo || m >= hi {
 			t.Fatalf("midpoint(%v [%d,%d)) = %d: an empty half", w, lo, hi, m)
 		}
@@ -57,7 +57,8 @@ func TestWeightedMidpointAndGrain(t *testing.T) {
 			t.Fatalf("midpoint(%v [%d,%d)) = %d is %d off half, the best cut %d", w, lo, hi, m, d, best)
 		}
 		g := 1 + rng.Int64N(150)
-		end := c.grainEnd(int64(lo), int64(hi), g)
+		pc := pacer{grain: g, lastItems: int64(n)} // the cap on items out of the way; checked below
+		end := c.grainEnd(&pc, int64(lo), int64(hi))
 		if end <= int64(lo) || end > int64(hi) {
 			t.Fatalf("grainEnd out of range: %d", end)
 		}
@@ -67,6 +68,23 @@ func TestWeightedMidpointAndGrain(t *testing.T) {
 		if end > int64(lo)+1 && c.units(int64(lo), end-1) >= g {
 			t.Fatalf("grainEnd(%v, %d, %d, %d) = %d overruns", w, lo, hi, g, end)
 		}
+	}
+}
+
+// Catches: a weighted grain that covers more than twice the items of its
+// piece's previous grain (one item for the first), so that weights that
+// understate costs merge many expensive items into one grain nobody can
+// take.
+func TestWeightedGrainDoublesAtMost(t *testing.T) {
+	c := &core{prefix: Weighted(make([]int64, 100)).weights} // all weight 0: the weight alone would take everything
+	pc := pacer{grain: 1 << 40}
+	cur, want := int64(0), int64(1)
+	for cur < 100 {
+		end := c.grainEnd(&pc, cur, 100)
+		if end-cur != min(want, 100-cur) {
+			t.Fatalf("grain at %d covers %d items, want %d", cur, end-cur, min(want, 100-cur))
+		}
+		cur, want = end, 2*want
 	}
 }
 
@@ -112,6 +130,8 @@ func TestWeightedCalls(t *testing.T) {
 		{"negative", func() { Weighted([]int64{1, -1}) }},
 		{"length", func() { For(3, func(int) {}, Weighted([]int64{1, 2})) }},
 		{"Join", func() { Join(func() {}, func() {}, Weighted(nil)) }},
+		{"Blocking", func() { For(2, func(int) {}, Weighted([]int64{1, 2}), Blocking(2)) }},
+		{"Deterministic", func() { ReduceRange(2, 0, func(lo, hi int) int { return 0 }, func(a, b int) int { return a }, Weighted([]int64{1, 2}), Deterministic()) }},
 	} {
 		func() {
 			defer func() {

@@ -3,6 +3,8 @@ package par
 import (
 	"runtime"
 	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
 )
 
 // run is a worker's main loop: take work (own deque, then steal), run it,
@@ -47,7 +49,7 @@ func (s *slot) retired() {
 func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
-	spinning := !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(cputicks())) && p.tryStartSpinning(l)
+	spinning := !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(platform.Ticks())) && p.tryStartSpinning(l)
 	yield := !s.locked && l.wide()
 	for {
 		if spinning {
@@ -93,7 +95,7 @@ func (s *slot) spin(yield bool) *task {
 		if yield {
 			runtime.Gosched()
 		}
-		spinPause(spinPauses)
+		platform.Pause(spinPauses)
 	}
 	return nil
 }
@@ -101,9 +103,9 @@ func (s *slot) spin(yield bool) *task {
 // runTop runs a task taken at the top of the worker loop and accounts its
 // time as busy.
 func (s *slot) runTop(t *task) {
-	t0 := cputicks()
+	t0 := platform.Ticks()
 	s.execute(t)
-	s.stats.busyNs.Add(ticksToNs(cputicks() - t0))
+	s.stats.busyNs.Add(platform.TicksToNs(platform.Ticks() - t0))
 	s.flushStats()
 }
 
@@ -113,18 +115,18 @@ func (s *slot) runTop(t *task) {
 func (s *slot) execute(t *task) {
 	tree := s.tree
 	s.tree = t.tree.Load()
-	labels := getProfLabel()
+	labels := platform.ProfLabel()
 	if t.labels != labels {
-		setProfLabel(t.labels)
+		platform.SetProfLabel(t.labels)
 	}
-	if t.kind == taskRange {
+	if t.kind == taskPiece {
 		t.frame.runPiece(s, t)
 	} else {
-		s.runFunc(t)
+		s.runFork(t)
 	}
 	s.tree = tree
-	if getProfLabel() != labels {
-		setProfLabel(labels)
+	if platform.ProfLabel() != labels {
+		platform.SetProfLabel(labels)
 	}
 }
 
@@ -177,14 +179,14 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 		if s.worker {
 			if spins < spinRounds {
 				spins++
-				spinPause(spinPauses)
+				platform.Pause(spinPauses)
 				continue
 			}
 			spins = 0
 		} else {
-			now := cputicks()
+			now := platform.Ticks()
 			if yieldUntil == 0 {
-				yieldUntil = now + nsToTicks(guestSpinNs)
+				yieldUntil = now + thresholds.Load().guestSpin
 			}
 			if now < yieldUntil {
 				runtime.Gosched()
@@ -201,7 +203,3 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 		}
 	}
 }
-
-// guestSpinNs is how long a waiting guest yields before it parks: what 8
-// rounds of PAUSE took when guests spun as workers do.
-const guestSpinNs = 12_000

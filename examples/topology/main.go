@@ -2,7 +2,8 @@
 // and the placement of a pool's workers on it.
 //
 // With no flag it reads the machine it runs on. With -root PATH it reads a
-// captured tree instead of "/" (with capture.Open, then par.ReadMachine):
+// captured tree instead of "/" (the module's internal capture and sim
+// packages: the captured-machine simulation is not part of par's API):
 // PATH is a directory holding the machine's "sys" and "proc", or a tar
 // archive of them (.tar.bz2, .tar.gz or .tar, as in hwloc's test suite; a
 // few of hwloc's captures are in par/internal/topology/testdata). The
@@ -29,8 +30,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/parloop/parloop/internal/capture"
+	"github.com/parloop/parloop/internal/sim"
 	"github.com/parloop/parloop/par"
-	"github.com/parloop/parloop/par/capture"
 )
 
 func main() {
@@ -52,13 +54,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	var m *par.Machine
-	if *root == "" {
-		m = par.HostMachine()
-	} else {
+	var m sim.Machine = par.HostMachine()
+	if *root != "" {
 		fsys, err := capture.Open(*root)
 		if err == nil {
-			m, err = par.ReadMachine(fsys)
+			m, err = sim.ReadMachine(fsys)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "topology: %v\n", err)
@@ -67,18 +67,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprint(stdout, m)
 
-	opts := []par.PoolOption{par.OnMachine(m)}
 	n := *workers
-	if n <= 0 && *root != "" {
-		// A capture's machine is not this one: show a pool as large as it.
-		n = m.CPUs()
+	if n <= 0 {
+		n = par.Default().Workers()
+		if *root != "" { // a capture's machine is not this one: show a pool as large as it
+			n = m.CPUs()
+		}
 	}
-	if n > 0 {
-		opts = append(opts, par.Workers(n))
-	}
-	p := par.NewPool(opts...)
-	defer p.Close()
-	fmt.Fprint(stdout, p.Placement())
+	fmt.Fprint(stdout, sim.Placement(m, n))
 
 	fmt.Fprintln(stdout, m.Summary())
 	return 0

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/parloop/parloop/par/capture"
+	"github.com/parloop/parloop/internal/capture"
 )
 
 // capturesDir holds hwloc's test captures (see its README.md): NAME.tar.bz2

@@ -1,0 +1,72 @@
+package par
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Experiments: scheduling policies that only the benchmarks compare, each
+// heuristic's A/B among them (docs/DESIGN.md, "Heuristics"). A program
+// selects them only when built with the tag parloop_experiments, from the
+// environment variable PARLOOP_EXPERIMENT read when a pool starts
+// (experiment_env.go); otherwise every pool runs the defaults. Tests set
+// them through export_test.go.
+type experiment struct {
+	victims       victimPolicy // the order in which idle workers steal (steal.go)
+	noBackoff     bool         // idle workers park without spinning first (worker.go)
+	locked        bool         // unpinned workers lock their threads too (pool.go)
+	allSpin       bool         // every idle worker may spin, not half (sleep.go)
+	noKick        bool         // a first grain kicks no parked worker (offer.go)
+	noCut         bool         // no piece offers its rest behind a long grain (offer.go)
+	noParts       bool         // splits are binary, whatever the idle workers (offer.go)
+	noEarly       bool         // no piece splits before its first grain (offer.go)
+	noBusyStretch bool         // grains keep their target while nobody could take a split (grain.go)
+	noPlainNested bool         // nested calls are framed even where the slot offers work (route.go)
+	noCrowd       bool         // calls are never crowded (plain.go)
+	noSaturation  bool         // the Ps are never taken to be saturated (saturation.go)
+	noSpinYield   bool         // spinners of a pool wider than GOMAXPROCS do not yield (worker.go)
+	noGuestYield  bool         // a waiting guest parks at once rather than yield (worker.go)
+
+	spinForever bool // tests only: idle workers spin instead of parking
+}
+
+// experimentSettings are PARLOOP_EXPERIMENT's settings: each sets one field.
+var experimentSettings = map[string]func(*experiment){
+	"victims=nearest": func(e *experiment) { e.victims = victimNearest },
+	"victims=random":  func(e *experiment) { e.victims = victimRandom },
+	"victims=longest": func(e *experiment) { e.victims = victimLongest },
+	"backoff=off":     func(e *experiment) { e.noBackoff = true },
+	"threads=locked":  func(e *experiment) { e.locked = true },
+	"spinners=all":    func(e *experiment) { e.allSpin = true },
+	"kicks=off":       func(e *experiment) { e.noKick = true },
+	"cuts=off":        func(e *experiment) { e.noCut = true },
+	"parts=off":       func(e *experiment) { e.noParts = true },
+	"early=off":       func(e *experiment) { e.noEarly = true },
+	"stretch=off":     func(e *experiment) { e.noBusyStretch = true },
+	"plainnested=off": func(e *experiment) { e.noPlainNested = true },
+	"crowds=off":      func(e *experiment) { e.noCrowd = true },
+	"saturation=off":  func(e *experiment) { e.noSaturation = true },
+	"spinyield=off":   func(e *experiment) { e.noSpinYield = true },
+	"guestyield=off":  func(e *experiment) { e.noGuestYield = true },
+
+	"backoff=on": func(*experiment) {}, "threads=unlocked": func(*experiment) {}, // the defaults, by name
+	"spinners=half": func(*experiment) {}, "kicks=on": func(*experiment) {},
+}
+
+// parseExperiment parses a comma-separated list of settings; "default" and
+// empty items set nothing. An unknown setting is an error, so that a typo
+// cannot pass for a measurement.
+func parseExperiment(s string) (experiment, error) {
+	var e experiment
+	for _, kv := range strings.Split(s, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" || kv == "default" {
+			continue
+		}
+		set, ok := experimentSettings[kv]
+		if !ok {
+			return e, fmt.Errorf("par: PARLOOP_EXPERIMENT: unknown setting %q", kv)
+		}
+		set(&e)
+	}
+	return e, nil
+}

@@ -1,0 +1,165 @@
+package par
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// Worker-local accumulators (Fold).
+//
+// A reduction whose accumulator is expensive to make or to merge (a map of
+// word counts, a histogram, a buffer) should make one per worker, not one
+// per piece: ForRange's pieces are about 2 µs of work each, so a word count
+// over 10,000 files made with ReduceRange makes thousands of maps. Fold
+// keeps a table of accumulators for the call, one cell per worker slot of
+// the pool plus one for the goroutine that made the call, and a piece uses
+// the cell of the slot it runs on, making its accumulator with init the
+// first time (oneTBB's combinable, Rayon's fold_with).
+//
+// Reentrancy. A body that makes a nested call may, while it waits, run
+// another piece of the same Fold on the same slot (helping runs work of its
+// own call tree). That piece must not touch the accumulator the suspended
+// body is in the middle of updating, so a cell is marked busy while a piece
+// uses it, and a piece that finds its cell busy gets an accumulator of its
+// own, kept in a spare list and merged like the others. So accumulators are
+// never shared, and there are at most one per slot plus one per nesting
+// level that re-entered.
+//
+// Which slot a piece runs on is found from the goroutine key (gkey.go): a
+// worker's, or the caller's (every other goroutine that runs pieces of the
+// call is the caller itself: isolation keeps other callers out). Cells are
+// written only by the slot's own goroutine; the merge after the call reads
+// them, ordered after their writes by the call's completion.
+
+// Fold runs body over disjoint pieces [lo, hi) that together cover [0, n),
+// in parallel, handing each piece the accumulator of the worker running it:
+// made by init the first time that worker runs a piece of this call, so a
+// call makes at most one accumulator per worker (and one for the calling
+// goroutine), however many pieces there are. When every piece is done, Fold
+// merges the accumulators with merge and returns the result; with n <= 0 it
+// returns init().
+//
+// Pieces do not reach a worker in index order, so merge must be associative
+// and commutative (adding counts, merging maps of counts), and the result
+// must not depend on which worker folded which piece. For an ordered fold
+// use ReduceRange. Panics and Goexit are handled as in For. It takes the On,
+// Grain, Track and Weighted options.
+func Fold[L any](n int, init func() L, body func(acc *L, lo, hi int), merge func(a, b L) L, opts ...Option) L {
+	mustBody("Fold", "init function", init == nil)
+	mustBody("Fold", "body", body == nil)
+	mustBody("Fold", "merge function", merge == nil)
+	sp, _ := makeSpec("Fold", foldOptions, opts, n)
+	if n <= 0 {
+		return init()
+	}
+	tab := newLocalTable[L](poolOf(sp.pool), init)
+	route(&sp, &job[none]{rng: func(lo, hi int) {
+		cell := tab.cell()
+		body(&cell.acc, lo, hi)
+		cell.busy = false
+	}}, n)
+	return tab.merge(merge)
+}
+
+// localCell is one accumulator. busy is owner-only: only the goroutine of
+// the slot the cell belongs to reads or writes it.
+type localCell[L any] struct {
+	acc  L
+	busy bool
+}
+
+type localTable[L any] struct {
+	pool    *Pool
+	init    func() L
+	workers int                            // cells[:workers] belong to worker ids, cells[workers] to the caller
+	cells   []atomic.Pointer[localCell[L]] // set once each, by the slot's goroutine
+	mu      sync.Mutex
+	beyond  map[int32]*localCell[L] // workers started after the table was made (a resize mid-call)
+	spare   []*localCell[L]         // reentrant pieces
+}
+
+func newLocalTable[L any](p *Pool, init func() L) *localTable[L] {
+	p.init()
+	p.ensureStarted() // size the table by the workers the call will have
+	w := len(p.layout.Load().workers)
+	return &localTable[L]{pool: p, init: init, workers: w, cells: make([]atomic.Pointer[localCell[L]], w+1)}
+}
+
+// cell returns the accumulator for the piece about to run on the calling
+// goroutine, marked busy.
+func (t *localTable[L]) cell() *localCell[L] {
+	i := t.workers                                                                // the caller
+	if s := lookupWorker(platform.GoroutineKey()); s != nil && s.pool == t.pool { // a worker of another pool is this call's caller
+		if int(s.id) >= t.workers {
+			return t.beyondCell(s.id)
+		}
+		i = int(s.id)
+	}
+	c := t.cells[i].Load()
+	if c == nil {
+		c = &localCell[L]{acc: t.init()}
+		t.cells[i].Store(c)
+	} else if c.busy {
+		return t.spareCell()
+	}
+	c.busy = true
+	return c
+}
+
+// beyondCell is cell for a worker the table has no place for.
+func (t *localTable[L]) beyondCell(id int32) *localCell[L] {
+	t.mu.Lock()
+	c := t.beyond[id]
+	if c == nil {
+		if t.beyond == nil {
+			t.beyond = map[int32]*localCell[L]{}
+		}
+		c = &localCell[L]{acc: t.init()}
+		t.beyond[id] = c
+	}
+	t.mu.Unlock()
+	if c.busy {
+		return t.spareCell()
+	}
+	c.busy = true
+	return c
+}
+
+func (t *localTable[L]) spareCell() *localCell[L] {
+	c := &localCell[L]{acc: t.init(), busy: true}
+	t.mu.Lock()
+	t.spare = append(t.spare, c)
+	t.mu.Unlock()
+	return c
+}
+
+// merge combines every accumulator made. Called after the call returned.
+func (t *localTable[L]) merge(merge func(a, b L) L) L {
+	var out L
+	have := false
+	add := func(c *localCell[L]) {
+		if c == nil {
+			return
+		}
+		if !have {
+			out, have = c.acc, true
+			return
+		}
+		out = merge(out, c.acc)
+	}
+	for i := range t.cells {
+		add(t.cells[i].Load())
+	}
+	for _, c := range t.beyond {
+		add(c)
+	}
+	for _, c := range t.spare {
+		add(c)
+	}
+	if !have {
+		return t.init()
+	}
+	return out
+}

@@ -1,0 +1,439 @@
+package par
+
+// The frame: one per framed call (route.go decides which calls are framed),
+// shared by every piece of it, the same for loops and reductions.
+//
+// A call's range is one piece at first, the root task, run by its caller.
+// A piece runs grain by grain (the piece loop, runPiece); between grains it
+// may split (offer.go): the upper half of its rest becomes a new piece,
+// pushed where thieves take it, and both halves become the children of a
+// new join that takes the piece's place in the tree. A finished piece
+// arrives at its join; the last of a join's two children to arrive
+// continues upward (arrive), combining a reduction's two results in index
+// order, so nobody waits at a join; the root's arrival completes the call
+// (stop.go). A reduction's piece folds its grains left to right from its
+// first, and joins combine left and right, so by associativity the root
+// holds the fold of the whole range; identity is applied once, by the
+// verb. A loop's call is a reduction whose values are empty (T = none):
+// it has no combine, and its joins carry nothing and are recycled.
+//
+// What a grain runs is the call's body (body.run): each index with a look
+// at the stop flag before it (For, Map), a piece (ForRange, Fold), each
+// index with its context and error (ForErr, MapErr), or a leaf whose result
+// the piece folds (Reduce, ReduceRange).
+
+import (
+	"context"
+	"errors"
+	"runtime/trace"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// none is the value type of a loop's frame: loops are reductions of
+// nothing.
+type none = struct{}
+
+// job is what a call runs; exactly one of each, rng, eachErr and leaf is
+// set.
+type job[T any] struct {
+	each    func(i int)                            // For, Map
+	rng     func(lo, hi int)                       // ForRange, Fold
+	eachErr func(ctx context.Context, i int) error // ForErr, MapErr
+	ctx     context.Context                        // eachErr: the context handed to the bodies
+	cancel  context.CancelFunc                     // eachErr: cancels ctx on the first error
+	leaf    func(lo, hi int) T                     // Reduce, ReduceRange
+	combine func(a, b T) T                         // a reduction's; nil for a loop
+}
+
+// errCtxDone reports that eachErr stopped because its context was done.
+var errCtxDone = errors.New("par: the call's context is done")
+
+// run runs the job's body over [lo, hi) and returns a leaf's result, or
+// eachErr's first error (errCtxDone once the context is done). Each index
+// looks at stop first (nil in a plain run, where nobody else can stop the
+// call), so that after a panic or an error at most one more index starts
+// on each slot, however long the grain.
+func (b *job[T]) run(lo, hi int, stop *atomic.Bool) (v T, err error) {
+	switch {
+	case b.leaf != nil:
+		v = b.leaf(lo, hi)
+	case b.rng != nil:
+		b.rng(lo, hi)
+	case b.each != nil:
+		eachIndex(b.each, stop, lo, hi)
+	default:
+		done := b.ctx.Done()
+		for i := lo; i < hi; i++ {
+			if stop != nil && stop.Load() {
+				break
+			}
+			select {
+			case <-done:
+				return v, errCtxDone
+			default:
+			}
+			if err = b.eachErr(b.ctx, i); err != nil {
+				return v, err
+			}
+		}
+	}
+	return v, err
+}
+
+// eachIndex runs body(i) for i in [lo, hi), looking at stop before each if
+// it is not nil. Written as a test and a break, not "i < hi && !stop": the
+// compiler made that condition a bool in a register, tested again (four
+// branches an iteration).
+//
+//go:noinline
+func eachIndex(body func(int), stop *atomic.Bool, lo, hi int) {
+	if stop == nil {
+		for i := lo; i < hi; i++ {
+			body(i)
+		}
+		return
+	}
+	for i := lo; i < hi; i++ {
+		if stop.Load() {
+			break
+		}
+		body(i)
+	}
+}
+
+// runner is a frame as its tasks see it.
+type runner interface {
+	runPiece(s *slot, t *task)
+	newJoin(s *slot) *join // a join of the frame's kind (offer.go splits and cuts)
+	base() *core
+}
+
+// core is what the scheduler needs of any call's frame, whatever its type.
+type core struct {
+	pool     *Pool
+	owner    *slot          // the slot of the goroutine that made the call
+	solo     bool           // the pool shrank to parallelism 1: run every piece whole, untimed
+	early    earlyMode      // how pieces offer work before their first grain (offer.go)
+	minGrain int64          // the Grain hint, at least 1
+	grain    atomic.Int64   // learned iterations per grain (grain.go)
+	costMt   atomic.Int64   // learned cost of one iteration, in 1/1000 ticks; 0: not measured yet
+	stop     atomic.Bool    // no new grains: set on panic, error, cancellation or Goexit (stop.go)
+	finished atomic.Bool    // the root join completed on another slot than the owner's
+	ownDone  bool           // the root join completed on the owner's slot before it waited (owner-only)
+	waiting  bool           // the owner is in wait (owner-only)
+	thief    atomic.Int32   // id+1 of the last slot that stole a piece
+	pe       atomic.Pointer[PanicError]
+	progress *atomic.Int64  // Track's count of items done, or nil
+	prefix   []int64        // Weighted's prefix sums, or nil: every index weighs 1
+	tree     uint64         // the call tree (steal.go), set before any split
+	labels   unsafe.Pointer // the caller's pprof label set
+	traced                  // the call's trace task, if a trace was recorded at its start
+
+	// Owner-only clock readings, so that a guest's call, which times
+	// itself for the callers' busy time, reads the cycle counter twice
+	// rather than four times: startTicks is the call's start and the
+	// start of the owner's first grain; endTicks is the end of the owner's
+	// last grain.
+	startTicks, endTicks int64
+}
+
+func (c *core) base() *core { return c }
+
+// frame is a call's core with its body, its first error and its result.
+type frame[T any] struct {
+	core
+	b      job[T]
+	errMu  sync.Mutex
+	err    error
+	result T
+	have   bool
+}
+
+// rjoin is the join of a reduction's split: its halves' results.
+//
+// Ordering: a child writes vals[side] and has[side] before its
+// pending.Add; the last arriver reads both after its own Add, which
+// observes the other child's (sync/atomic is sequentially consistent).
+type rjoin[T any] struct {
+	join // first field: a *join of an rjoin is converted back
+	vals [2]T
+}
+
+// newJoin makes a join for a split of this call on slot s: a recycled one
+// for a loop, an rjoin for a reduction (not recycled: it holds values of
+// T).
+func (f *frame[T]) newJoin(s *slot) *join {
+	if f.b.combine == nil {
+		return s.newJoin()
+	}
+	return &new(rjoin[T]).join
+}
+
+// rangeFrames recycles loop frames; a slot also keeps one (slot.frame).
+var rangeFrames = sync.Pool{New: func() any { return new(frame[none]) }}
+
+// getFrame returns a cleared frame for a call on slot s.
+func getFrame[T any](s *slot) *frame[T] {
+	if fp, ok := any(&s.frame).(**frame[T]); ok { // a loop
+		if f := *fp; f != nil {
+			*fp = nil
+			return f
+		}
+		return rangeFrames.Get().(*frame[T])
+	}
+	return new(frame[T])
+}
+
+// putFrame clears f and keeps it for the next loop on s.
+func putFrame[T any](s *slot, f *frame[T]) {
+	*f = frame[T]{}
+	if fp, ok := any(&s.frame).(**frame[T]); ok {
+		if *fp == nil {
+			*fp = f
+		} else {
+			rangeFrames.Put(f)
+		}
+	}
+}
+
+// begin readies f for a call on pool p made on slot s. It resets the core
+// field by field: a composite literal would be built on the caller's stack
+// first, which made the caller's frame large enough to grow the stack of
+// every new goroutine that makes a call.
+//
+//go:noinline
+func (f *frame[T]) begin(p *Pool, s *slot, sp *spec, b *job[T], tc traced) {
+	c := &f.core
+	c.pool, c.owner, c.tree = p, s, s.tree
+	c.minGrain = min(int64(max(1, sp.grain)), maxGrain)
+	c.labels = platform.ProfLabel()
+	c.progress, c.prefix, c.traced = sp.progress, sp.prefix, tc
+	f.b = *b
+}
+
+// runFramed runs a framed call of body b over [lo, n) on slot s of pool p
+// (a guest seat acquired for it if guest, released here), and returns its
+// fold, its first error, or re-raises a body's panic or Goexit once every
+// piece is done. This is the one place a call's caller unwinds a Goexit:
+// the deferred function stops the call, waits for it (helping only with
+// its own deque, stop.go), and gives back the seat; the Goexit goes on.
+func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Pool, lo, n int) (T, bool, error) {
+	f := getFrame[T](s)
+	f.begin(p, s, sp, b, tc)
+	f.shape(guest, n-lo)
+	if guest {
+		f.startTicks = platform.Ticks()
+	}
+	t0 := f.startTicks
+	returned := false
+	defer func() {
+		if !returned {
+			f.fail(goexitError)
+			f.waitUnwinding(s)
+			f.end(s, guest, t0)
+		}
+	}()
+	root := s.newTask()
+	root.kind, root.frame = taskPiece, f
+	root.lo, root.hi = lo, n
+	f.runPiece(s, root)
+	f.wait(s)
+	returned = true
+	v, have, pe, err := f.end(s, guest, t0)
+	if pe != nil {
+		raise(pe)
+	}
+	return v, have, err
+}
+
+// end reads the outcome of f's call after every piece is done, recycles
+// f and, for a guest, accounts the call's time since t0 and releases the
+// seat.
+func (f *frame[T]) end(s *slot, guest bool, t0 int64) (T, bool, *PanicError, error) {
+	v, have, pe, err, t1 := f.result, f.have, f.pe.Load(), f.err, f.endTicks
+	putFrame(s, f)
+	if guest {
+		if t1 < t0 { // the owner ran no grain (all stolen, or stopped at once)
+			t1 = platform.Ticks()
+		}
+		releaseGuestBusy(s, t1-t0)
+	}
+	return v, have, pe, err
+}
+
+// runPiece runs piece t on slot s, then hands its result to its join and
+// frees t.
+func (f *frame[T]) runPiece(s *slot, t *task) {
+	s.unflushedPieces++
+	var r *trace.Region
+	if f.traceCtx != nil {
+		r = f.pieceRegion(s, t.lo, t.hi)
+	}
+	acc, have := f.iterate(s, t)
+	if r != nil {
+		r.End()
+	}
+	parent, side := t.parent, t.side
+	s.freeTask(t)
+	f.arrive(s, parent, side, acc, have)
+}
+
+// iterate runs piece t and catches what ends a body abnormally: the call
+// stops (stop.go) and the piece counts as finished with no value. After a
+// Goexit runPiece will not go on, so the deferred function finishes the
+// piece itself.
+func (f *frame[T]) iterate(s *slot, t *task) (acc T, have bool) {
+	var c catcher
+	defer c.catch(&f.stop, func(pe *PanicError) {
+		s.closeCut(t) // before t is read: a thief may be cutting it (offer.go)
+		f.fail(pe)
+		if pe.goexit {
+			parent, side := t.parent, t.side
+			s.freeTask(t)
+			var zero T
+			f.arrive(s, parent, side, zero, false)
+		}
+	})
+	acc, have = f.loop(s, t, &c)
+	c.returned = true
+	return acc, have
+}
+
+// loop is the piece loop: grain by grain, each one timed and followed by a
+// look for demand (offer.go). A function of its own, so that a reduction's
+// accumulator stays in a register (iterate's deferred function would put
+// iterate's results in memory).
+func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
+	if f.solo {
+		c.lo, c.hi = t.lo, t.hi
+		return f.grain(t, int64(t.lo), int64(t.hi), acc, false)
+	}
+	if f.early != earlyNone {
+		f.offerEarly(s, t, f)
+	}
+	cur := int64(t.lo)
+	pc := f.newPacer()
+	t0 := f.firstTick(s)
+	for cur < int64(t.hi) && !f.stop.Load() {
+		end := f.grainEnd(&pc, cur, int64(t.hi))
+		f.openCut(s, t, &pc, f, cur, end, t0)
+		c.lo, c.hi = int(cur), int(end)
+		acc, have = f.grain(t, cur, end, acc, have)
+		s.closeCut(t)
+		t0 = f.afterGrain(s, t, &pc, f, end, f.units(cur, end), t0)
+		cur = end
+	}
+	f.lastTick(s, t0)
+	return acc, have
+}
+
+// grain runs [lo, hi) of piece t and folds its value into acc.
+func (f *frame[T]) grain(t *task, lo, hi int64, acc T, have bool) (T, bool) {
+	v, err := f.b.run(int(lo), int(hi), &f.stop)
+	if err != nil {
+		f.setErr(err)
+	}
+	if f.progress != nil {
+		f.progress.Add(hi - lo)
+	}
+	if f.b.combine == nil {
+		return acc, false
+	}
+	if have {
+		return f.b.combine(acc, v), true
+	}
+	return v, true
+}
+
+// arrive delivers a piece's value to its join and climbs while it is the
+// last of its pair, combining in index order: the join's continuation runs
+// here, on whichever slot finished last. The root's arrival completes the
+// call.
+//
+// Ordering: everything a child did happens before its pending.Add, and the
+// last arriver's Add observes both children's, so it (and the owner,
+// through finished) sees all the children's writes.
+func (f *frame[T]) arrive(s *slot, j *join, side uint8, v T, have bool) {
+	reduce := f.b.combine != nil
+	for j != nil {
+		if reduce {
+			(*rjoin[T])(unsafe.Pointer(j)).vals[side], j.has[side] = v, have
+		}
+		if j.pending.Add(-1) != 0 {
+			return
+		}
+		parent, up := j.parent, j.side
+		if reduce {
+			rj := (*rjoin[T])(unsafe.Pointer(j))
+			v, have = f.merge(rj.vals[0], j.has[0], rj.vals[1], j.has[1])
+		} else {
+			s.freeJoin(j)
+		}
+		j, side = parent, up
+	}
+	f.result, f.have = v, have
+	f.complete(s)
+}
+
+// merge combines a join's two values in index order; a stopped call
+// carries none.
+func (f *frame[T]) merge(a T, haveA bool, b T, haveB bool) (T, bool) {
+	switch {
+	case f.stop.Load():
+		var zero T
+		return zero, false
+	case haveA && haveB:
+		out, pe := catchCombine(f.b.combine, a, b)
+		if pe != nil {
+			f.fail(pe)
+			return out, false
+		}
+		return out, true
+	case haveA:
+		return a, true
+	default:
+		return b, haveB
+	}
+}
+
+// detach gives [mid, t.hi) of piece t to a new piece made on slot s and
+// makes t end at mid: both become the children of j, a join of f's kind,
+// which takes t's place under t's parent. It is the one split of a piece,
+// made by its owner or by a thief that cut it while it ran (offer.go), who
+// must have t to itself.
+func (c *core) detach(s *slot, t *task, f runner, j *join, mid int) *task {
+	j.pending.Store(2)
+	j.parent, j.side = t.parent, t.side
+	r := s.newTask()
+	r.kind, r.frame = taskPiece, f
+	r.lo, r.hi = mid, t.hi
+	r.parent, r.side = j, 1
+	r.tree.Store(c.tree)
+	r.labels = c.labels
+	t.hi, t.parent, t.side = mid, j, 0
+	s.stats.splits.Add(1)
+	return r
+}
+
+// firstTick returns the tick at which a piece running on s starts its
+// first grain: the call's start for the owner's first piece, else now.
+func (c *core) firstTick(s *slot) int64 {
+	if s == c.owner { // owner-only fields: test the slot first, so that thieves never read them
+		if t := c.startTicks; t != 0 {
+			c.startTicks = 0
+			return t
+		}
+	}
+	return platform.Ticks()
+}
+
+// lastTick records t, the end of a piece's last grain, if s is the owner.
+func (c *core) lastTick(s *slot, t int64) {
+	if s == c.owner {
+		c.endTicks = t
+	}
+}

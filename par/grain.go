@@ -1,0 +1,216 @@
+package par
+
+// Sizing work: everything that decides how many iterations run between two
+// looks for demand, and what a split, a cut or a wake-up must be worth.
+//
+// The grain adapts to the measured cost of an iteration: every grain is
+// timed with the cycle counter, and the next one sized to take about
+// grainTargetNs, growing at most 64-fold a step. A cost is believed only
+// from a grain of at least calibratedNs: shorter measurements are mostly
+// the clock's own cost, and a tiny loop would otherwise look expensive and
+// split. What a piece learned is kept in its call's frame when it splits,
+// so pieces stolen later start with it. A Grain option is a lower bound.
+//
+// With Weighted, every measure is in weight units rather than counts: a
+// grain is a weight, sized from the measured cost of a unit, ending at the
+// first index where that much weight has run; a split cuts where the
+// remaining weight is halved (a binary search over prefix sums made once,
+// when the option is made); the worth of a split is the remaining weight.
+// A weighted grain also covers at most twice the items of its piece's
+// previous grain (capWeightedGrain): a grain runs whole, so where the
+// weights understate the cost, many expensive items would merge into one
+// grain nobody else can take.
+//
+// Plain runs (route.go) have no clock per grain: they run chunks of 1, 2,
+// 4, ... indices from the Grain hint (nextChunk), so that whoever waits for
+// them to hand work over waits at most about as long as they have run.
+
+import (
+	"math"
+	"math/bits"
+	"sort"
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+const (
+	grainTargetNs = 2_000     // aim for grains of about 2 µs
+	busyGrainX    = 16        // grains are this many times longer while nobody could take a split
+	calibratedNs  = 1_000     // a grain this long measures the cost of an iteration
+	splitMinNs    = 4_000     // least work worth splitting off when a worker can take it at once
+	splitWakeNs   = 50_000    // least work worth splitting off when a sleeper must be woken
+	cutMinNs      = 10_000    // a grain expected to take this long offers the rest of its piece (offer.go)
+	cutAgeNs      = 4_000     // a grain must have run this long before a thief cuts its piece
+	kickEveryNs   = 1_000_000 // at most one kick per pool in this time (offer.go)
+	youngNs       = 1_000     // a thief steals a victim's oldest task only if it stays this long (steal.go)
+	guestSpinNs   = 12_000    // a waiting guest yields this long before it parks (worker.go)
+
+	maxGrain = 1 << 56 // no 2 µs grain has this many iterations: grain arithmetic cannot overflow
+)
+
+// tickThresholds are the durations above in ticks, converted once per
+// calibration of the cycle counter rather than at every grain, and
+// replaced whole, so that a reader sees one consistent set.
+type tickThresholds struct {
+	target, calibrated, splitMin, splitWake, cutMin, cutAge, kickEvery, young, guestSpin int64
+}
+
+var thresholds atomic.Pointer[tickThresholds]
+
+func init() { setThresholds() }
+
+func setThresholds() {
+	t := platform.NsToTicks
+	thresholds.Store(&tickThresholds{
+		target: t(grainTargetNs), calibrated: t(calibratedNs), splitMin: t(splitMinNs), splitWake: t(splitWakeNs),
+		cutMin: t(cutMinNs), cutAge: t(cutAgeNs), kickEvery: t(kickEveryNs), young: t(youngNs), guestSpin: t(guestSpinNs),
+	})
+}
+
+// calibrate measures the cycle counter's rate once enough time has passed
+// (from slow paths: a pool's start and its resize checks).
+func calibrate() {
+	if platform.Calibrate() {
+		setThresholds()
+	}
+}
+
+// pacer sizes the grains of one piece. It lives on the stack of the piece's
+// loop, so pacing costs no shared write; a piece publishes what it learned
+// only when it splits, for the half it pushes.
+//
+// The cost of an iteration is kept as the grain that measured it (costIters
+// iterations in costTicks ticks), not as a quotient: the split decision
+// compares products (costAtLeast), so the common grain after which nothing
+// splits divides nothing.
+type pacer struct {
+	grain     int64 // iterations in the next grain
+	costIters int64 // iterations of the grain that measured the cost; 0: not measured yet
+	costTicks int64 // ticks that grain took
+	busy      bool  // the last split was refused because nobody could take it: stretch the grains
+	lastItems int64 // Weighted: items in the previous grain
+}
+
+// newPacer starts a piece with what its call has learned so far.
+func (c *core) newPacer() pacer {
+	pc := pacer{grain: max(c.grain.Load(), c.minGrain)}
+	if cost := c.costMt.Load(); cost != 0 {
+		pc.costIters, pc.costTicks = 1000, cost
+	}
+	return pc
+}
+
+// adapt records that iters iterations took dt ticks and sizes the next
+// grain: about the target (busyGrainX times it while nobody could take a
+// split), kept as it is when within a factor of two.
+func (c *core) adapt(pc *pacer, iters, dt int64) {
+	dt = max(dt, 1)
+	tk := thresholds.Load()
+	if dt >= tk.calibrated {
+		pc.costIters, pc.costTicks = iters, dt
+	}
+	target := tk.target
+	if pc.busy && !c.pool.exp.noBusyStretch {
+		target *= busyGrainX
+	}
+	if dt >= target/2 && dt <= 2*target {
+		return
+	}
+	var next int64
+	if iters < 1<<31 && target < 1<<31 {
+		next = iters * target / dt
+	} else if hi, lo := bits.Mul64(uint64(iters), uint64(target)); hi < uint64(dt) {
+		q, _ := bits.Div64(hi, lo, uint64(dt))
+		next = int64(min(q, maxGrain))
+	} else {
+		next = maxGrain
+	}
+	pc.grain = max(min(next, 64*pc.grain, maxGrain), c.minGrain, 1)
+}
+
+// costAtLeast reports whether rem units at the pacer's measured cost take
+// at least ticks: rem*costTicks >= ticks*costIters, in 128 bits. False
+// while the cost is not measured.
+func (pc *pacer) costAtLeast(rem, ticks int64) bool {
+	if pc.costIters == 0 {
+		return false
+	}
+	h1, l1 := bits.Mul64(uint64(rem), uint64(pc.costTicks))
+	h2, l2 := bits.Mul64(uint64(ticks), uint64(pc.costIters))
+	return h1 > h2 || (h1 == h2 && l1 >= l2)
+}
+
+// publish hands what a piece learned to its call, before it pushes a half
+// that another slot may start.
+func (c *core) publish(pc *pacer) {
+	if pc.grain > c.grain.Load() {
+		c.grain.Store(pc.grain)
+	}
+	if pc.costIters != 0 { // the cost in 1/1000 ticks, at least 1, saturating
+		cost := int64(math.MaxInt64 / 1000)
+		if hi, lo := bits.Mul64(uint64(pc.costTicks), 1000); hi < uint64(pc.costIters) {
+			q, _ := bits.Div64(hi, lo, uint64(pc.costIters))
+			cost = max(int64(min(q, math.MaxInt64/1000)), 1)
+		}
+		c.costMt.Store(cost)
+	}
+}
+
+// grainEnd is where the next grain of a piece at cur ends, at most hi and
+// at least cur+1: pc.grain iterations, or with Weighted pc.grain units of
+// weight and at most twice the previous grain's items.
+func (c *core) grainEnd(pc *pacer, cur, hi int64) int64 {
+	if c.prefix == nil {
+		if pc.grain < hi-cur {
+			return cur + pc.grain
+		}
+		return hi
+	}
+	end := hi
+	if target := c.prefix[cur] + pc.grain; c.prefix[hi] >= target {
+		k := sort.Search(int(hi-cur), func(k int) bool { return c.prefix[cur+1+int64(k)] >= target })
+		end = cur + 1 + int64(k)
+	}
+	end = min(end, cur+max(1, 2*pc.lastItems))
+	pc.lastItems = end - cur
+	return end
+}
+
+// units is the work in [lo, hi): its weight, or its count of indices.
+func (c *core) units(lo, hi int64) int64 {
+	if c.prefix == nil {
+		return hi - lo
+	}
+	return c.prefix[hi] - c.prefix[lo]
+}
+
+// cutAt returns where the upper 1/parts of [cur, hi) begins, in weight for
+// a weighted call, leaving both sides at least one index; parts 2 is the
+// midpoint (the nearer cut to half the weight). hi-cur >= parts >= 2.
+func (c *core) cutAt(cur, hi, parts int) int {
+	if c.prefix == nil || c.prefix[hi] == c.prefix[cur] {
+		if parts == 2 {
+			return cur + (hi-cur)/2
+		}
+		return hi - max(1, (hi-cur)/parts)
+	}
+	w := c.prefix[hi] - c.prefix[cur]
+	from := c.prefix[hi] - w/int64(parts)
+	if parts == 2 {
+		from = c.prefix[cur] + w/2
+	}
+	m := cur + 1 + sort.Search(hi-cur-1, func(k int) bool { return c.prefix[cur+1+k] >= from })
+	if parts == 2 && m > cur+1 && (m == hi || from-c.prefix[m-1] < c.prefix[m]-from) {
+		m-- // prefix[m] >= half > prefix[m-1]: take the nearer cut
+	}
+	return min(max(m, cur+1), hi-1)
+}
+
+// nextChunk doubles a plain run's chunk, short of overflowing.
+func nextChunk(size int) int {
+	if size < 1<<60 {
+		return 2 * size
+	}
+	return size
+}

@@ -1,0 +1,350 @@
+package par
+
+// When work is offered to thieves. steal.go decides where idle workers take
+// it from; this file decides when a running call gives it: lazy splits
+// after a grain, early offers before the first one, splits for several idle
+// workers at once, and cuts of a piece behind a long grain with the kicks
+// that make sleepers look at them.
+//
+// Lazy binary splitting. A piece runs a grain, then looks for demand: if
+// its slot's deque is empty (nobody can steal from it) and the rest is
+// worth a split, it splits the rest in half, pushes the upper half and goes
+// on with the lower one (Tzannes, Caragea, Barua, Vishkin, "Lazy Binary
+// Splitting", PPoPP 2010). So work is offered only when and where some
+// worker could take it. A split must be worth splitMinNs of work, or
+// splitWakeNs when a sleeping worker would have to be woken for it, so a
+// tiny loop never splits and never wakes anyone. Nor does any loop while at
+// least P callers are inside calls, or the Go scheduler has goroutines
+// waiting for a P (saturation.go): the callers keep the CPUs busy already,
+// and the piece's grains stretch instead (grain.go).
+//
+// Several idle workers. When k > 1 workers are idle at a split (sleeping or
+// spinning, at most the pool's workers), the rest is cut into k+1 parts of
+// equal weight, k of them pushed and the sleepers among the k woken
+// together (offerParts); each part must still be worth splitWakeNs. A
+// binary split feeds one idle worker per grain of its owner, and each
+// thief must run a grain of its half before it can split it again.
+//
+// Early offers. Lazy splitting offers work after a grain, once the cost is
+// known; twice that is too late, and a piece splits before its first grain
+// (offerEarly, the mode chosen once per call by shape):
+//   - few items: a call from outside the pool over at most fewPerWorker
+//     items per worker is taken to be expensive (nobody parallelises a
+//     handful of trivial items); its pieces split down to single items
+//     before running, thieves split their halves the same way, and as many
+//     sleepers are woken as there are pieces, so n equal items take
+//     ceil(n/P) rounds.
+//   - nested calls: a call made inside a body pushes its upper half before
+//     its first item if its slot's deque is empty and somebody could take
+//     it (a worker sleeps or spins, or a thief asked). Its first item may be
+//     a whole subtree of a recursive walk, which would otherwise hide the
+//     rest of every level.
+// A root call over many items never offers early: its first grain is
+// short, and an offer would wake a sleeper for a loop that ends first.
+//
+// Cuts. The part of a piece behind a running grain stays hidden until the
+// grain ends; when the grain is long (an item of 20 ms first in a loop of
+// cheap ones), workers that run dry meanwhile would wait for it. Around a
+// grain that may be long (a piece's first grain while the call's cost is
+// unknown, or one expected to take cutMinNs) the owner opens its slot's cut
+// point, and a thief that found every deque empty may cut the upper half of
+// the rest (cutFrom). The protocol:
+//
+//	owner, open:  write t, next, opened, frame; state.Store(open).
+//	owner, grain: run [cur, next), touching nothing of t.
+//	owner, close: CAS(open, closed), spinning while the state is cutting
+//	              (a cut takes well under a microsecond; after 64 tries it
+//	              yields, for a thief descheduled mid-cut). Afterwards t.hi,
+//	              t.parent and t.side are the owner's again, and may have
+//	              changed.
+//	thief:        CAS(open, cutting); if the grain has run cutAgeNs, the
+//	              piece is of the pool and of the thief's tree, and the rest
+//	              is worth a split, detach its upper half under a new join,
+//	              exactly as the owner's own split would; state.Store(open).
+//
+// Only the thief that moved the state from open to cutting writes t, and
+// the owner reads t only after its own CAS from open to closed, which
+// cannot succeed while the state is cutting; the thief's writes happen
+// before its Store(open), which the owner's CAS observes (sync/atomic is
+// sequentially consistent), and likewise the owner's writes of the point
+// before the thief's CAS. t is not freed while the point is open: the
+// owner frees a piece only after closing it, and a grain that panics
+// closes it first thing (frame.go, iterate). The cut join is an ordinary
+// split's: the owner's part arrives as its left child, the cut part as its
+// right, so reductions still combine in index order. A piece run inside an
+// open grain of its slot (a nested call's) leaves the point alone: the
+// outer rest, the larger, stays offered.
+//
+// Kicks. A cut point is seen only by a worker that looks, and one parked
+// before the call began does not. So publishing a piece's first grain
+// kicks the worker that parked last when nobody spins (sleep.go): it scans
+// once, cuts if the grain is still running, and parks again without
+// spinning. A pool kicks at most once per kickEveryNs (kicking whenever
+// possible made a loop over 1,000 cheap items 1.6x slower), and not at
+// GOMAXPROCS 1 or while the Ps are saturated.
+
+import (
+	"math/bits"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+const (
+	fewPerWorker = 4  // a call from outside over this many items per worker or fewer offers single items
+	maxParts     = 64 // pieces one split offers at most
+)
+
+// earlyMode says how a call's pieces offer work before their first grain.
+type earlyMode uint8
+
+const (
+	earlyNone   earlyMode = iota
+	earlyHalf             // nested call: push the upper half
+	earlySingle           // few items: split down to single items
+)
+
+// shape decides, once per call over n items (guest: from outside the
+// pool), whether the call runs solo or offers early.
+func (c *core) shape(guest bool, n int) {
+	p := c.pool.layout.Load().active + 1
+	switch {
+	case p == 1: // the pool shrank since route looked
+		c.solo = true
+	case c.pool.exp.noEarly:
+	case !guest:
+		c.early = earlyHalf
+	case n <= fewPerWorker*p:
+		c.early = earlySingle
+	}
+}
+
+// offerEarly splits piece t before its first grain, while its call's cost
+// per iteration is still unknown (see above).
+func (c *core) offerEarly(s *slot, t *task, f runner) {
+	switch c.early {
+	case earlyHalf:
+		if int64(t.hi-t.lo) >= 2*c.minGrain && c.costMt.Load() == 0 && s.dq.Len() == 0 && c.pool.someoneIdle(s) {
+			c.splitAt(s, t, f, c.cutAt(t.lo, t.hi, 2))
+		}
+	case earlySingle:
+		items, pushed := t.hi-t.lo, 0
+		for int64(t.hi-t.lo) >= 2*c.minGrain {
+			// Once a grain has measured the cost, only a piece worth a
+			// split is split further.
+			if pc := c.newPacer(); pc.costIters != 0 && !pc.costAtLeast(c.units(int64(t.lo), int64(t.hi)), thresholds.Load().splitMin) {
+				break
+			}
+			c.splitAt(s, t, f, c.cutAt(t.lo, t.hi, 2))
+			pushed++
+		}
+		if pushed > 0 { // the first push woke one sleeper; the pieces can feed one worker per item
+			c.pool.wakeMany(min(items, c.pool.layout.Load().active+1) - 2)
+		}
+	}
+}
+
+// afterGrain ends a grain of units units of piece t, started at tick t0
+// and ending at index cur: it sizes the next grain and, if some worker
+// could take it, splits the rest of t. It returns the tick at which the
+// next grain starts.
+func (c *core) afterGrain(s *slot, t *task, pc *pacer, f runner, cur, units, t0 int64) int64 {
+	t1 := platform.Ticks()
+	c.adapt(pc, max(units, 1), t1-t0)
+	if c.worthSplitting(s, cur, int64(t.hi), pc, t1) {
+		c.publish(pc)
+		if k := c.idleTakers(cur, int64(t.hi), pc); k > 1 {
+			c.offerParts(s, t, f, int(cur), k)
+		} else {
+			c.splitAt(s, t, f, c.cutAt(int(cur), t.hi, 2))
+		}
+	}
+	return t1
+}
+
+// worthSplitting reports whether a piece with [cur, hi) left, running on
+// s, should split now; now is the tick its last grain ended.
+func (c *core) worthSplitting(s *slot, cur, hi int64, pc *pacer, now int64) bool {
+	if hi-cur < 2 || s.dq.Len() != 0 {
+		return false
+	}
+	tk := thresholds.Load()
+	rem := c.units(cur, hi)
+	if !pc.costAtLeast(rem, tk.splitMin) {
+		return false
+	}
+	l := c.pool.layout.Load()
+	if bits.OnesCount64(guestMask.Load()) > l.active || l.busyElsewhere(now) {
+		c.pool.maybeResizeAt(now) // the split that would have checked GOMAXPROCS
+		pc.busy = true
+		return false
+	}
+	pc.busy = false
+	st := &c.pool.sleep
+	if st.nSleepers.Load() > 0 && st.nSpinning.Load() == 0 {
+		return pc.costAtLeast(rem, tk.splitWake)
+	}
+	return true
+}
+
+// idleTakers is how many pieces a split of [cur, hi) should offer: one per
+// idle worker (sleeping or spinning; the sleepers counted include callers
+// waiting for their own calls, who cannot take this call's pieces, so the
+// count is capped at the pool's workers), at most one per item beyond the
+// first and maxParts, and no more than leave each part worth splitWakeNs.
+// It is 1, a binary split, when at most one worker is idle.
+func (c *core) idleTakers(cur, hi int64, pc *pacer) int {
+	if c.pool.exp.noParts {
+		return 1
+	}
+	st := &c.pool.sleep
+	k := int(st.nSleepers.Load() + st.nSpinning.Load())
+	k = min(k, c.pool.layout.Load().active, int(min(hi-cur-1, maxParts)))
+	if k <= 1 {
+		return 1
+	}
+	rem, worth := c.units(cur, hi), thresholds.Load().splitWake
+	for k > 1 && !pc.costAtLeast(rem/int64(k+1), worth) {
+		k /= 2
+	}
+	return max(k, 1)
+}
+
+// offerParts cuts the rest of t, [cur, t.hi), into k+1 parts of equal
+// weight, pushes the upper k, and wakes as many sleepers as the spinners
+// and the pushes' own notify leave short. Each part is the upper 1/parts
+// of what is left, so the parts come out equal.
+func (c *core) offerParts(s *slot, t *task, f runner, cur, k int) {
+	for parts := k + 1; parts >= 2 && t.hi-cur >= 2; parts-- {
+		c.splitAt(s, t, f, c.cutAt(cur, t.hi, parts))
+	}
+	c.pool.wakeMany(k - int(c.pool.sleep.nSpinning.Load()))
+}
+
+// splitAt gives [mid, t.hi) of piece t to a new piece, pushed where thieves
+// take it, and makes t end at mid.
+func (c *core) splitAt(s *slot, t *task, f runner, mid int) {
+	s.pushPublic(c.detach(s, t, f, f.newJoin(s), mid))
+	c.pool.notify()
+	c.pool.maybeResize() // splits are rare and worth splitMinNs: a cheap place to follow GOMAXPROCS
+}
+
+// The states of a cut point.
+const (
+	cutClosed int32 = iota
+	cutOpen
+	cutCutting
+)
+
+// cutPoint is a slot's offer of the rest of the piece it runs.
+type cutPoint struct {
+	state  atomic.Int32
+	t      *task // the piece, while open; owner-written while closed
+	next   int64 // the first index after the running grain
+	opened int64 // ticks at the grain's start
+	frame  runner
+}
+
+// openCut publishes the rest of piece t after its grain [cur, next), about
+// to start at tick t0, if that grain may be long: a piece's first grain
+// while the call's cost is unknown (and then kicks a sleeper to look), or
+// a grain expected to take cutMinNs. A tiny loop never measures its cost
+// (its grains are too short to be believed), so it publishes only its
+// first grain.
+func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int64) {
+	if s.cut.t != nil || next >= int64(t.hi) || c.pool.exp.noCut {
+		return
+	}
+	first := pc.costIters == 0 && cur == int64(t.lo)
+	if first || pc.costAtLeast(c.units(cur, next), thresholds.Load().cutMin) {
+		cp := &s.cut
+		cp.t, cp.next, cp.opened, cp.frame = t, next, t0, f
+		cp.state.Store(cutOpen)
+		if first {
+			c.pool.kick(t0)
+		}
+	}
+}
+
+// kick wakes a parked worker for the first grain of a piece, just
+// published at tick now, when nobody spins to see it (see above).
+func (p *Pool) kick(now int64) {
+	if p.sleep.nSleepers.Load() == 0 || p.sleep.nSpinning.Load() != 0 || p.exp.noKick {
+		return
+	}
+	last := p.lastKick.Load()
+	if now-last < thresholds.Load().kickEvery || !p.lastKick.CompareAndSwap(last, now) {
+		return
+	}
+	if l := p.layout.Load(); l.procs > 1 && !l.busyElsewhere(now) {
+		p.kickOne()
+	}
+}
+
+// closeCut closes s's cut point if piece t opened it, waiting for a thief
+// that is cutting. t's fields are the owner's again afterwards.
+func (s *slot) closeCut(t *task) {
+	cp := &s.cut
+	if cp.t != t {
+		return
+	}
+	for i := 0; !cp.state.CompareAndSwap(cutOpen, cutClosed); i++ {
+		if i < 64 {
+			platform.Pause(1)
+		} else {
+			runtime.Gosched() // the thief was descheduled mid-cut and may need this P
+		}
+	}
+	cp.t, cp.frame = nil, nil
+}
+
+// cutFrom tries to cut the rest of the piece running on v, for s to run;
+// with tree != 0 only a piece of that call tree.
+func (s *slot) cutFrom(v *slot, tree uint64) *task {
+	cp := &v.cut
+	if v == s || cp.state.Load() != cutOpen || !cp.state.CompareAndSwap(cutOpen, cutCutting) {
+		return nil
+	}
+	var r *task
+	t, f := cp.t, cp.frame
+	c := f.base()
+	if hi := int64(t.hi); c.pool == s.pool && (tree == 0 || t.tree.Load() == tree) && hi > cp.next &&
+		platform.Ticks()-cp.opened >= thresholds.Load().cutAge && c.worthCutting(cp.next, hi) {
+		mid := int(cp.next)
+		if hi-cp.next >= 2 {
+			mid = c.cutAt(mid, int(hi), 2)
+		}
+		r = c.detach(s, t, f, f.newJoin(s), mid)
+	}
+	cp.state.Store(cutOpen)
+	if r != nil {
+		s.stats.steals.Add(1)
+		c.thief.Store(s.id + 1)
+	}
+	return r
+}
+
+// worthCutting reports whether [lo, hi) is worth a split at the call's
+// published cost per iteration; while none is published, the grain's own
+// age says the work is not tiny.
+func (c *core) worthCutting(lo, hi int64) bool {
+	pc := c.newPacer()
+	return pc.costIters == 0 || pc.costAtLeast(c.units(lo, hi), thresholds.Load().splitMin)
+}
+
+// cutAny tries the cut points of the workers in order, then of the guest
+// seats held for s's pool (see steal).
+func (s *slot) cutAny(l *layout, order []int32, tree uint64) *task {
+	for _, id := range order {
+		if t := s.cutFrom(l.workers[id], tree); t != nil {
+			return t
+		}
+	}
+	for m := guestMask.Load(); m != 0; m &= m - 1 {
+		if t := s.cutFrom(guestSeats[bits.TrailingZeros64(m)], tree); t != nil {
+			return t
+		}
+	}
+	return nil
+}

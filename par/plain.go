@@ -1,0 +1,212 @@
+package par
+
+// Plain runs: a call that runs as a loop on its caller, with no frame, no
+// task and no clock per grain (route.go says when). It runs its range in
+// one go when nothing could take a part of it (parallelism 1, or no seat),
+// or in chunks of 1, 2, 4, ... indices from the Grain hint while it
+// watches for a reason to hand the rest over to a framed run, which can
+// split:
+//
+//   - a plain nested call watches its slot's deque: thieves have older,
+//     larger work there, and once a thief has emptied the deque the rest of
+//     the call is worth offering;
+//   - a crowded call watches the crowd (below): once the Ps are no longer
+//     saturated, the rest is worth offering.
+//
+// A thief or the workers wait at most about as long as the call has run
+// so far. A reduction hands over the fold so far, which the verb combines
+// with the framed rest in index order (route.go).
+//
+// Crowded calls. A call from outside the pool on the default pool while
+// the Go scheduler has more goroutines waiting for a P than there are Ps
+// (saturation.go): nothing it offered could be taken without taking a P
+// from a goroutine waiting for it, and the framed path would still cost a
+// seat, a frame and the clock (for 64 callers of 1,000 cheap items at 2
+// Ps, about a fifth of the loop). The call's entry reads the clock when the
+// last answer says saturated; its looks between chunks load the last
+// answer for its first crowdClockFrom cheap indices, and after that (or
+// after a first chunk of crowdSlowNs) read the clock, which refreshes it; a
+// chunk of crowdChunkNs stops the doubling, so that a long call looks at
+// least that often. The answer is a hint: a stale "saturated" costs at
+// most one chunk run plainly, a stale "not saturated" the framed path.
+//
+// Not crowded: calls on another pool than the default one (a body's nested
+// call without On must find the pool, and a crowded call holds no seat to
+// find it by), calls from a pool's workers or from inside a framed call
+// (they have a seat), pools wider than GOMAXPROCS (their spare workers
+// exist to run while bodies block), calls with Track or Weighted, and calls
+// made while a trace is recorded (one trace task per call, with its pieces'
+// regions). A crowded call counts as one piece of the callers' in Stats, in
+// counters sharded by the caller's goroutine.
+
+import (
+	"runtime/trace"
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// runPlain runs b over [lo, n) as a plain loop on the caller, watching w
+// (none: the whole range in one go), and returns the first index not run,
+// the fold of what ran (have: anything did), and a body's error. On an
+// error, or when a ForErr context is done, it returns n: the call stops.
+func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next int, acc T, have bool, err error) {
+	size := n - lo
+	if w.s != nil || w.crowd != nil {
+		size = max(sp.grain, 1)
+	} else if sp.progress != nil && b.each != nil {
+		size = 256 // Track counts per chunk, not per item
+	}
+	for lo < n {
+		hi := lo + min(size, n-lo)
+		c.lo, c.hi = lo, hi
+		v, err := b.run(lo, hi, nil)
+		if sp.progress != nil {
+			sp.progress.Add(int64(hi - lo))
+		}
+		if b.combine != nil {
+			if have {
+				acc = b.combine(acc, v)
+			} else {
+				acc, have = v, true
+			}
+		}
+		if err != nil {
+			if err == errCtxDone {
+				err = nil
+			} else {
+				b.cancel()
+			}
+			return n, acc, have, err
+		}
+		lo = hi
+		if lo < n && !w.still(lo, &size) {
+			break
+		}
+	}
+	return lo, acc, have, nil
+}
+
+// watch is what a plain run watches between chunks.
+type watch struct {
+	s     *slot        // a plain nested call: hand over once s's deque is empty
+	crowd *crowdWatch  // a crowded call: hand over once the crowd has left
+}
+
+// still reports whether the run goes on plainly after ran indices, and
+// sizes its next chunk.
+func (w watch) still(ran int, size *int) bool {
+	switch {
+	case w.s != nil:
+		*size = nextChunk(*size)
+		return w.s.dq.Len() != 0
+	case w.crowd != nil:
+		return w.crowd.still(ran, size)
+	}
+	return true
+}
+
+const (
+	crowdClockFrom = 256     // from this many indices on, every look reads the clock
+	crowdSlowNs    = 2_000   // a first chunk this long makes every look read the clock
+	crowdChunkNs   = 100_000 // a chunk that lasts this long stops doubling
+)
+
+// crowdedPool returns the pool a call with spec sp from the running
+// goroutine runs on if it is crowded, and the tick it looked at; else nil.
+// When the last answer says saturated it reads the clock, to refresh that
+// answer if it is old and to follow GOMAXPROCS, which a crowded call's
+// seatless path never checks otherwise.
+func crowdedPool(sp *spec) (*Pool, int64) {
+	if !saturatedHint() || sp.progress != nil || sp.prefix != nil || trace.IsEnabled() {
+		return nil, 0
+	}
+	p := Default()
+	if (sp.pool != nil && sp.pool != p) || p.exp.noCrowd {
+		return nil, 0
+	}
+	l := p.layout.Load()
+	if l == nil || l.active == 0 || l.wide() || p.closed.Load() {
+		return nil, 0
+	}
+	k := platform.GoroutineKey()
+	if lookupWorker(k) != nil {
+		return nil, 0
+	}
+	now := platform.Ticks()
+	p.maybeResizeAt(now)
+	if !saturated(now, l.procs) || lookupGuest(k) != nil {
+		return nil, 0
+	}
+	return p, now
+}
+
+// crowdWatch decides, between the chunks of a crowded call, whether the
+// call is still crowded and how long its next chunk is.
+type crowdWatch struct {
+	p     *Pool
+	start int64 // ticks at the call's start
+	looks int
+	clock bool  // read the clock at every look: chunks are slow, or many indices ran
+	fixed bool  // a chunk lasted crowdChunkNs: the size stays
+	t     int64 // ticks at the start or at the last look that read the clock
+}
+
+// still reports whether the call is still crowded after ran indices (see
+// the file's comment) and sizes its next chunk.
+func (w *crowdWatch) still(ran int, size *int) bool {
+	w.looks++
+	if w.clock || w.looks == 1 || ran >= crowdClockFrom {
+		now := platform.Ticks()
+		d := now - w.t
+		w.t = now
+		if ran >= crowdClockFrom || d >= platform.NsToTicks(crowdSlowNs) {
+			w.clock = true
+		}
+		if w.looks > 1 && d >= platform.NsToTicks(crowdChunkNs) {
+			w.fixed = true
+		}
+		l := w.p.layout.Load()
+		if l.wide() || !saturated(now, l.procs) {
+			return false
+		}
+	} else if !saturatedHint() {
+		return false
+	}
+	if !w.fixed {
+		*size = nextChunk(*size)
+	}
+	return true
+}
+
+// done counts the crowded part of the call in the pool's stats, in the
+// shard of the caller's goroutine.
+func (w *crowdWatch) done() {
+	sh := &w.p.crowdCounts[hashKey(platform.GoroutineKey())%crowdShards]
+	sh.calls.Add(1)
+	sh.busyNs.Add(platform.TicksToNs(platform.Ticks() - w.start))
+}
+
+const crowdShards = 16
+
+// crowdCounts are the crowded calls' counters, one shard per cache line.
+type crowdCounts [crowdShards]struct {
+	calls, busyNs atomic.Int64
+	_             [48]byte
+}
+
+// sum returns the crowded calls counted and their busy time in ns.
+func (c *crowdCounts) sum() (calls, busyNs int64) {
+	for i := range c {
+		calls += c[i].calls.Load()
+		busyNs += c[i].busyNs.Load()
+	}
+	return calls, busyNs
+}
+
+func (c *crowdCounts) reset() {
+	for i := range c {
+		c[i].calls.Store(0)
+		c[i].busyNs.Store(0)
+	}
+}

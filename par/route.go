@@ -1,0 +1,128 @@
+package par
+
+// The dispatcher: how every call runs.
+//
+// route decides, for every loop and reduction, between three ways to run
+// it, in this order (first match):
+//
+//	condition                                                way
+//	Blocking(limit)                                          blocking: goroutines of its own (blocking.go)
+//	crowded: from outside, on the default pool, the Ps       plain, watching the crowd; the rest,
+//	  saturated (plain.go)                                     once it leaves, framed
+//	no seat: the pool is closed, or every guest seat held    plain, whole
+//	the pool has parallelism 1                               plain, whole, on its seat
+//	nested on a slot whose deque offers thieves work, and    plain, watching the deque; the rest,
+//	  no Track or Weighted                                     once a thief empties it, framed
+//	otherwise                                                framed (frame.go)
+//
+// Forks (fork.go) take a seat (enter) or, without one, run their functions
+// one after the other on the caller. A plain run that hands over its rest
+// and the framed run of that rest are one call: one trace task, one result
+// (a reduction's two folds are combined in index order), one error.
+//
+// Why plain runs: a frame costs a seat, a frame, a task and two clock reads
+// a grain. A call that nothing could take a part of (parallelism 1, no
+// seat) needs none of it; a nested call on a slot that already offers
+// thieves older, larger work (a recursive walk's inner calls, with every
+// worker busy) and a crowded call (every P busy) would pay it for offers
+// nobody takes.
+
+import (
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// spec is what the verbs tell the scheduler about a call.
+type spec struct {
+	verb     string
+	pool     *Pool         // On's pool, or nil
+	grain    int           // the Grain hint, or 0
+	blocking int           // Blocking's limit, or 0
+	prefix   []int64       // Weighted's prefix sums, or nil
+	progress *atomic.Int64 // Track's count of items done, or nil
+}
+
+// route runs b over [0, n), n > 0, and returns the fold of its pieces (have:
+// any piece delivered a value) and the first error. A body's panic or
+// Goexit is re-raised in the caller once every running body has returned.
+func route[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
+	if sp.blocking > 0 {
+		err = runBlocking(sp, b, n)
+		return acc, false, err
+	}
+	var tc traced
+	tc.startTrace(sp.verb, n)
+	defer tc.endTrace()
+	lo := 0
+	if p, now := crowdedPool(sp); p != nil {
+		w := crowdWatch{p: p, start: now, t: now}
+		lo, acc, have, err = plainCall(sp, b, watch{crowd: &w}, nil, false, 0, n)
+		w.done()
+		if lo == n || err != nil {
+			return acc, have, err
+		}
+	}
+	s, guest, p := enter(sp.pool)
+	switch {
+	case s == nil || p.solo.Load():
+		_, v, h, err := plainCall(sp, b, watch{}, s, guest, lo, n)
+		acc, have = fold(b, acc, have, v, h)
+		return acc, have, err
+	case !guest && sp.progress == nil && sp.prefix == nil && s.offersWork() && !p.exp.noPlainNested:
+		next, v, h, err := plainCall(sp, b, watch{s: s}, s, false, lo, n)
+		acc, have = fold(b, acc, have, v, h)
+		if next == n || err != nil {
+			return acc, have, err
+		}
+		lo = next
+	}
+	v, h, err := runFramed(sp, b, tc, s, guest, p, lo, n)
+	acc, have = fold(b, acc, have, v, h)
+	return acc, have, err
+}
+
+// plainCall is runPlain with a seat's bookkeeping: the piece counted on s
+// (if any), the guest seat released afterwards, and a body's panic wrapped
+// as a framed run wraps it. A Goexit simply goes on: nothing else is in
+// flight.
+func plainCall[T any](sp *spec, b *job[T], w watch, s *slot, guest bool, lo, n int) (next int, acc T, have bool, err error) {
+	var t0 int64
+	if s != nil {
+		s.unflushedPieces++
+		if guest {
+			t0 = platform.Ticks()
+			s.pool.maybeResize() // splits check GOMAXPROCS, and this call never splits
+		}
+	}
+	var c catcher
+	defer c.catch(nil, func(pe *PanicError) {
+		if guest {
+			releaseGuest(s, t0)
+		}
+		if !pe.goexit {
+			panic(pe)
+		}
+	})
+	next, acc, have, err = runPlain(b, sp, w, lo, n, &c)
+	c.returned = true
+	if guest {
+		releaseGuest(s, t0)
+	}
+	return next, acc, have, err
+}
+
+// fold combines two folds of adjacent ranges, the left one first.
+func fold[T any](b *job[T], a T, haveA bool, c T, haveC bool) (T, bool) {
+	switch {
+	case b.combine == nil || !haveC:
+		return a, haveA
+	case !haveA:
+		return c, true
+	}
+	out, pe := catchCombine(b.combine, a, c)
+	if pe != nil {
+		panic(pe)
+	}
+	return out, true
+}

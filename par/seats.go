@@ -1,0 +1,322 @@
+package par
+
+// Seats: where a call runs, and how a goroutine finds the seat it holds.
+//
+// A body may call a verb (nested parallelism), and the nested call must find
+// the slot it runs on, in O(1) and without a syscall, to push onto that
+// slot's deque instead of blocking its thread. Go has no goroutine-local
+// storage, so seats are keyed by the running goroutine's identity
+// (platform.GoroutineKey: the address of the runtime's g, about 2 ns):
+//
+//   - a pool's workers are in workerTable, a lock-free open-addressed table
+//     from key to slot. An entry is present exactly while its worker
+//     goroutine runs its loop: the worker adds it and removes it itself,
+//     under workerTableMu, and removes it before it exits, so a reused g is
+//     never taken for a worker. A lookup races only with changes to other
+//     keys: a key is published after its slot (stores of slot, then key)
+//     and retracted before (key to tombstone, then slot to nil), and a
+//     goroutine only looks up its own key, which cannot change while it
+//     runs.
+//   - a goroutine that is not a worker borrows one of maxGuests global guest
+//     seats for the length of a call from outside the pool. The seat has a
+//     deque, so the caller runs pieces of its own call and pushes split
+//     halves where the pool's workers steal them; nested calls made by
+//     bodies the caller runs find the seat by the caller's key.
+//
+// Guest seat invariants:
+//   - bit i of guestMask is set exactly while seat i is held. Acquire is a
+//     CAS that sets the bit, release clears it with And; both are
+//     sequentially consistent, so everything the previous holder did to the
+//     seat happens before the next holder starts.
+//   - a held seat's pool, holder and seatTree (the call tree of the call it
+//     is held for) are written by the holder right after acquiring, in that
+//     order, before it pushes anything. Every task on a held seat's deque
+//     belongs to that tree, and tree ids are unique per seat. A thief reads
+//     seatTree, then the pool, and steals only tasks of that tree if the
+//     pool is its own (stealGuest): if it matched a task of a newer call, it
+//     read that call's seatTree, stored after that call's pool, so its pool
+//     check saw the newer pool. Without the tree a thief that read the
+//     previous holder's pool could take the next holder's work on another
+//     pool, whose bodies' nested calls would then go to the wrong pool.
+//   - a seat's deque is empty when it is released: the holder leaves only
+//     after its call is complete and after running whatever else is left
+//     in its deque (pieces of its tree that it split while helping).
+//
+// When every seat is held (more than maxGuests goroutines calling at once)
+// a call runs as a plain loop on its caller: correct, and with that many
+// callers no throughput is lost.
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// enter finds the slot on which the calling goroutine runs a call on pool p
+// (nil: the pool of the seat the goroutine holds, else Default). guest
+// reports a guest seat acquired for this call, to release after it. s is
+// nil when the call must run as a plain loop on the caller: the pool is
+// closed, or every guest seat is taken.
+func enter(p *Pool) (s *slot, guest bool, pool *Pool) {
+	k := platform.GoroutineKey()
+	cur := seatOf(k)
+	if cur != nil && (p == nil || cur.pool == p) {
+		return cur, false, cur.pool
+	}
+	if p == nil {
+		p = Default()
+	}
+	if p.closed.Load() {
+		return nil, false, p
+	}
+	p.ensureStarted()
+	if s = acquireGuest(p, k); s == nil {
+		return nil, false, p
+	}
+	if cur != nil { // a call on another pool from inside a body: its bodies' calls must find s
+		s.host = cur
+		cur.visiting = s
+	}
+	return s, true, p
+}
+
+// seatOf returns the seat the goroutine with key k runs calls on: the
+// worker it is or a guest seat it holds, or the seat it holds for a call on
+// another pool made from there (visiting); nil for none.
+func seatOf(k uintptr) *slot {
+	s := lookupWorker(k)
+	if s == nil {
+		if s = lookupGuest(k); s == nil {
+			return nil
+		}
+		for s.host != nil { // the outermost of the goroutine's guest seats
+			s = s.host
+		}
+	}
+	for s.visiting != nil {
+		s = s.visiting
+	}
+	return s
+}
+
+// poolOf is the pool a call with On(p) runs on (p nil: no On).
+func poolOf(p *Pool) *Pool {
+	if p != nil {
+		return p
+	}
+	if s := seatOf(platform.GoroutineKey()); s != nil {
+		return s.pool
+	}
+	return Default()
+}
+
+type workerTable struct {
+	keys  []atomic.Uintptr
+	slots []atomic.Pointer[slot]
+	mask  uintptr
+	used  int // live + tombstones; guarded by workerTableMu
+}
+
+const tombstone = ^uintptr(0)
+
+var (
+	workerTableMu  sync.Mutex
+	workerTablePtr atomic.Pointer[workerTable]
+)
+
+func hashKey(k uintptr) uintptr {
+	h := uint64(k)
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return uintptr(h)
+}
+
+// lookupWorker returns the worker slot run by the goroutine with key k (the
+// caller's own key), or nil.
+func lookupWorker(k uintptr) *slot {
+	t := workerTablePtr.Load()
+	if t == nil {
+		return nil
+	}
+	for i := hashKey(k) & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i].Load() {
+		case k:
+			return t.slots[i].Load()
+		case 0:
+			return nil
+		}
+	}
+}
+
+// registerWorker records that the running goroutine is the worker of s.
+func registerWorker(s *slot) {
+	workerTableMu.Lock()
+	defer workerTableMu.Unlock()
+	t := workerTablePtr.Load()
+	if t == nil || 2*(t.used+1) > len(t.keys) {
+		t = rehashWorkerTable(t)
+	}
+	k := platform.GoroutineKey()
+	for i := hashKey(k) & t.mask; ; i = (i + 1) & t.mask {
+		if t.keys[i].Load() == 0 {
+			t.slots[i].Store(s) // publish the slot before the key
+			t.keys[i].Store(k)
+			t.used++
+			return
+		}
+	}
+}
+
+// unregisterWorker removes the running goroutine's entry.
+func unregisterWorker() {
+	workerTableMu.Lock()
+	defer workerTableMu.Unlock()
+	t := workerTablePtr.Load()
+	k := platform.GoroutineKey()
+	for i := hashKey(k) & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i].Load() {
+		case k:
+			t.keys[i].Store(tombstone) // retract the key before dropping the slot
+			t.slots[i].Store(nil)
+			return
+		case 0:
+			panic("par: internal error: a worker was not registered")
+		}
+	}
+}
+
+// rehashWorkerTable publishes a table with the live entries of old and room
+// to grow. Lookups still reading old see a consistent (if stale) table,
+// which only matters for other goroutines' keys. Called under
+// workerTableMu.
+func rehashWorkerTable(old *workerTable) *workerTable {
+	live := 0
+	if old != nil {
+		for i := range old.keys {
+			if k := old.keys[i].Load(); k != 0 && k != tombstone {
+				live++
+			}
+		}
+	}
+	size := 64
+	for size < 4*(live+1) {
+		size *= 2
+	}
+	t := &workerTable{keys: make([]atomic.Uintptr, size), slots: make([]atomic.Pointer[slot], size), mask: uintptr(size - 1)}
+	if old != nil {
+		for i := range old.keys {
+			k := old.keys[i].Load()
+			if k == 0 || k == tombstone {
+				continue
+			}
+			for j := hashKey(k) & t.mask; ; j = (j + 1) & t.mask {
+				if t.keys[j].Load() == 0 {
+					t.slots[j].Store(old.slots[i].Load())
+					t.keys[j].Store(k)
+					t.used++
+					break
+				}
+			}
+		}
+	}
+	workerTablePtr.Store(t)
+	return t
+}
+
+const (
+	maxGuests = 64
+	guestBase = 1 << 20 // guest seat ids are guestBase+i
+)
+
+var (
+	guestMask  atomic.Uint64
+	guestSeats [maxGuests]*slot
+)
+
+func init() {
+	for i := range guestSeats {
+		guestSeats[i] = newSlot(nil, int32(guestBase+i), false)
+	}
+}
+
+// lookupGuest returns the seat held by the goroutine with key k, or nil.
+func lookupGuest(k uintptr) *slot {
+	for m := guestMask.Load(); m != 0; m &= m - 1 {
+		g := guestSeats[bits.TrailingZeros64(m)]
+		if g.holder.Load() == k {
+			return g
+		}
+	}
+	return nil
+}
+
+// acquireGuest takes a free seat for pool p and goroutine k, or returns nil.
+func acquireGuest(p *Pool, k uintptr) *slot {
+	for {
+		m := guestMask.Load()
+		if m == ^uint64(0) {
+			return nil
+		}
+		i := bits.TrailingZeros64(^m)
+		if guestMask.CompareAndSwap(m, m|1<<i) {
+			g := guestSeats[i]
+			g.pool = p
+			g.stats = &p.callerStats
+			if g.guestPool.Load() != p {
+				g.guestPool.Store(p)
+			}
+			g.holder.Store(k)
+			// A new call tree, unique among live ones: the seat is held by
+			// one call at a time and counts its calls. Published after the
+			// pool (see the invariants above).
+			g.calls++
+			g.tree = g.calls<<8 | uint64(i+1)
+			g.seatTree.Store(g.tree)
+			if g.calls%resizeCheckCalls == 0 {
+				p.maybeResize()
+			}
+			return g
+		}
+	}
+}
+
+// releaseGuest frees seat s, held since tick t0, and adds the time since to
+// the callers' busy time. A seat's deque is invisible to thieves once
+// released, so whatever is left in it is run first: pieces of its tree that
+// split while its holder was helping.
+func releaseGuest(s *slot, t0 int64) { releaseGuestBusy(s, platform.Ticks()-t0) }
+
+// releaseGuestBusy is releaseGuest for a caller that knows its busy ticks.
+func releaseGuestBusy(s *slot, busy int64) {
+	defer freeSeat(s, busy)
+	runLeftovers(s)
+}
+
+// runLeftovers runs what is left in s's deque, each next task from a
+// deferred call, so that a Goexit in one cannot strand the rest or the
+// seat.
+func runLeftovers(s *slot) {
+	t := s.popLocal()
+	if t == nil {
+		return
+	}
+	defer runLeftovers(s)
+	s.execute(t)
+}
+
+// freeSeat gives seat s back, adding busy ticks to the callers' busy time.
+func freeSeat(s *slot, busy int64) {
+	s.stats.busyNs.Add(platform.TicksToNs(busy))
+	s.flushStats()
+	s.dropBoxes()
+	s.tree = 0
+	if s.host != nil {
+		s.host.visiting, s.host = nil, nil
+	}
+	i := int(s.id) - guestBase
+	s.holder.Store(0) // before the bit: a lookup that still sees the bit must not match the old holder
+	guestMask.And(^(uint64(1) << i))
+}
