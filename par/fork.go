@@ -88,10 +88,11 @@ type forkState struct {
 	phase int
 }
 
-// fork runs f(x) here and g(y) here or on a thief, and returns both
-// results (see above). f or g may be nil where x or y is a function to
-// call with no argument (call).
-func fork[X, Y, A, B any](s *slot, f func(X) A, x X, g func(Y) B, y Y) (A, B) {
+// fork runs f here and g(y) here or on a thief, and returns both results
+// (see above). g may be nil where y is a function to call with no argument
+// (call). f is a function of no argument, so that what it captures does not
+// escape: fork only calls it.
+func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, y Y) (A, B) {
 	t := s.newTask()
 	var r forkRunner = callBox[Y, B]{}
 	var bx *forkBox[Y, B]
@@ -109,7 +110,7 @@ func fork[X, Y, A, B any](s *slot, f func(X) A, x X, g func(Y) B, y Y) (A, B) {
 	s.pushForkTask(t)
 	fs := forkState{s: s, t: t}
 	defer fs.unwind()
-	a := call(f, x)
+	a := f()
 	if s.take(t) {
 		s.recycleTask(t) // before g runs: g's forks reuse t at the same depth
 		fs.phase = forkInline
@@ -224,9 +225,9 @@ func (s *slot) freeFork(t *task) {
 }
 
 // serialFork is fork without a seat (a closed pool, or every guest seat
-// held): f(x), then g(y), on the caller, with the same rules for panics and
+// held): f, then g(y), on the caller, with the same rules for panics and
 // Goexit.
-func serialFork[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y) (a A, b B) {
+func serialFork[Y, A, B any](f func() A, g func(Y) B, y Y) (a A, b B) {
 	c := catcher{lo: 0, hi: 1}
 	defer c.catch(nil, func(pe *PanicError) {
 		callCaught(g, y, 1) // g still runs; f's panic wins
@@ -234,7 +235,7 @@ func serialFork[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y) (a A, b B) {
 			panic(pe)
 		}
 	})
-	a = call(f, x)
+	a = f()
 	c.returned = true
 	b, pe := callCaught(g, y, 1)
 	if pe != nil {
@@ -280,11 +281,12 @@ func invokeSpan(sp fnSpan) none {
 		return none{}
 	}
 	mid := len(sp.fns) / 2
-	left, right := fnSpan{sp.fns[:mid], sp.off}, fnSpan{sp.fns[mid:], sp.off + mid}
+	left := func() none { return invokeSpan(fnSpan{sp.fns[:mid], sp.off}) }
+	right := fnSpan{sp.fns[mid:], sp.off + mid}
 	if s := seatOf(platform.GoroutineKey()); s != nil {
-		fork(s, invokeSpan, left, invokeSpan, right)
+		fork(s, left, invokeSpan, right)
 	} else {
-		serialFork(invokeSpan, left, invokeSpan, right)
+		serialFork(left, invokeSpan, right)
 	}
 	return none{}
 }

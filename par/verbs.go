@@ -186,9 +186,13 @@ func Invoke(fns []func(), opts ...Option) {
 	case 1:
 		invokeSpan(fnSpan{fns: fns})
 		return
+	case 2: // a Join: its functions are numbered 0 and 1 already
+		f := fns[0]
+		forkCall(&sp, func() none { f(); return none{} }, callFunc, fns[1])
+		return
 	}
 	mid := len(fns) / 2
-	forkCall(&sp, invokeSpan, fnSpan{fns[:mid], 0}, invokeSpan, fnSpan{fns[mid:], mid})
+	forkCall(&sp, func() none { return invokeSpan(fnSpan{fns[:mid], 0}) }, invokeSpan, fnSpan{fns[mid:], mid})
 }
 
 // Join runs f and g, in parallel, and returns when both have returned. It is
@@ -198,7 +202,7 @@ func Invoke(fns []func(), opts ...Option) {
 func Join(f, g func(), opts ...Option) {
 	mustBody("Join", "function", f == nil || g == nil)
 	sp, _ := makeSpec("Join", forkOptions, opts, 2)
-	forkCall(&sp, callFunc, f, callFunc, g)
+	forkCall(&sp, func() none { f(); return none{} }, callFunc, g)
 }
 
 // Both runs f and g, in parallel, and returns f's result and g's. It is Join
@@ -207,7 +211,7 @@ func Join(f, g func(), opts ...Option) {
 func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
 	mustBody("Both", "function", f == nil || g == nil)
 	sp, _ := makeSpec("Both", forkOptions, opts, 2)
-	return forkCall[func() A, func() B, A, B](&sp, nil, f, nil, g)
+	return forkCall[func() B, A, B](&sp, f, nil, g)
 }
 
 // BothOf runs f(x) and g(y), in parallel, and returns their results: Both
@@ -225,23 +229,23 @@ func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) 
 	if len(opts) != 0 {
 		sp, _ = makeSpec("BothOf", forkOptions, opts, 2)
 	}
-	return forkCall(&sp, f, x, g, y)
+	return forkCall(&sp, func() A { return f(x) }, g, y)
 }
 
 // forkCall runs a fork on the calling goroutine's seat (route.go's table:
 // a seat, or one function after the other without one).
-func forkCall[X, Y, A, B any](sp *spec, f func(X) A, x X, g func(Y) B, y Y) (A, B) {
+func forkCall[Y, A, B any](sp *spec, f func() A, g func(Y) B, y Y) (A, B) {
 	s, guest, _ := enter(sp.pool)
 	switch {
 	case s == nil:
-		return serialFork(f, x, g, y)
+		return serialFork(f, g, y)
 	case guest:
-		return forkAsGuest(s, f, x, g, y)
+		return forkAsGuest(s, f, g, y)
 	}
-	return fork(s, f, x, g, y) // the nested fast path: no defer here
+	return fork(s, f, g, y) // the nested fast path: no defer here
 }
 
-func forkAsGuest[X, Y, A, B any](s *slot, f func(X) A, x X, g func(Y) B, y Y) (A, B) {
+func forkAsGuest[Y, A, B any](s *slot, f func() A, g func(Y) B, y Y) (A, B) {
 	defer releaseGuest(s, platform.Ticks())
-	return fork(s, f, x, g, y)
+	return fork(s, f, g, y)
 }
