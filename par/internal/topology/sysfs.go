@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -354,23 +355,33 @@ func (r *reader) readCaches(b *builder, c int, dir string) {
 	}
 }
 
-// readNodes reads the NUMA nodes and their distances.
+// readNodes reads the NUMA nodes, their memory sizes and their distances.
+// As in hwloc's Linux backend, a node whose CPUs overlap those of a node
+// with a lower number is ignored, and a node without an online CPU (an
+// empty cpumap: CXL, HBM or persistent memory; or CPUs all offline) is
+// kept as a memory-only node, outside every CPU's domains.
 func (r *reader) readNodes(b *builder) {
 	nodes := r.numbered(nodeDir, "node")
+	taken := map[int]bool{} // CPUs of the nodes kept so far
 	for _, n := range nodes {
 		dir := fmt.Sprintf("%s/node%d", nodeDir, n)
-		s, ok := r.set(dir, source{"cpulist", "cpumap"})
-		if ok {
-			for _, c := range s {
-				if _, done := b.sets[LevelNUMA][c]; !done {
-					b.report(LevelNUMA, c, s, n)
-				}
-			}
-		} else if r.noCPU(dir) {
-			// A node with memory but no CPU (CXL, HBM or persistent
-			// memory): hwloc shows it, so it is kept, outside every
-			// CPU's domains.
+		s, ok := r.nodeCPUs(dir)
+		switch {
+		case !ok:
+		case slices.ContainsFunc(s, func(c int) bool { return taken[c] }):
+			b.note(fmt.Sprintf("NUMA node %d overlaps a lower-numbered node; ignored", n))
+		case !slices.ContainsFunc(s, func(c int) bool { return b.online[c] }):
 			b.memNodes = append(b.memNodes, n)
+		default:
+			for _, c := range s {
+				taken[c] = true
+				b.report(LevelNUMA, c, s, n)
+			}
+		}
+		if ok {
+			if m, ok := r.nodeMemory(dir); ok {
+				b.nodeMem[n] = m
+			}
 		}
 		// Row n of the matrix lists the distances to the nodes in
 		// increasing order of their numbers.
@@ -387,19 +398,43 @@ func (r *reader) readNodes(b *builder) {
 	}
 }
 
-// noCPU reports whether the NUMA node directory dir says the node has no
-// CPU: its cpulist, else its cpumap, reads as an empty set. A node whose
-// files are missing or malformed is not a memory-only node.
-func (r *reader) noCPU(dir string) bool {
-	if s, ok := r.text(dir + "/cpulist"); ok {
-		l, err := ParseCPUList(s)
-		return err == nil && len(l) == 0
-	}
+// nodeCPUs reads the CPUs of the NUMA node directory dir: its cpumap, else
+// its cpulist, as read (offline CPUs included), possibly empty. ok is false
+// where neither can be parsed: hwloc then ignores the node.
+func (r *reader) nodeCPUs(dir string) (cpus []int, ok bool) {
 	if s, ok := r.text(dir + "/cpumap"); ok {
-		l, err := ParseCPUMap(s)
-		return err == nil && len(l) == 0
+		if l, err := ParseCPUMap(s); err == nil {
+			return l, true
+		}
 	}
-	return false
+	if s, ok := r.text(dir + "/cpulist"); ok {
+		if l, err := ParseCPUList(s); err == nil {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// nodeMemory reads the MemTotal line of a NUMA node's meminfo ("Node 2
+// MemTotal:  67108864 kB") and returns it in bytes.
+func (r *reader) nodeMemory(dir string) (uint64, bool) {
+	s, ok := r.text(dir + "/meminfo")
+	if !ok {
+		return 0, false
+	}
+	_, rest, ok := strings.Cut(s, "MemTotal:")
+	if !ok {
+		return 0, false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 2 || f[1] != "kB" {
+		return 0, false
+	}
+	kb, err := strconv.ParseUint(f[0], 10, 64)
+	if err != nil || kb > math.MaxUint64>>10 {
+		return 0, false
+	}
+	return kb << 10, true
 }
 
 // readKinds ranks the core kinds of a hybrid machine: Intel's cpu_core and

@@ -67,12 +67,13 @@ type Topology struct {
 	// dist holds NUMA distances keyed by node ids; missing pairs are
 	// unknown.
 	dist     map[[2]int]int
-	memNodes []int   // NUMA nodes without CPUs (memory only), sorted
-	kinds    int     // number of distinct core kinds (at least 1)
-	offline  []int   // present but not online
-	affinity []int   // affinity mask, nil when unknown
-	cpuset   []int   // cgroup cpuset, nil when none
-	quota    float64 // cgroup CPU quota in CPUs, 0 when none
+	memNodes []int          // NUMA nodes without CPUs (memory only), sorted
+	nodeMem  map[int]uint64 // NUMA node -> memory size in bytes, where known
+	kinds    int            // number of distinct core kinds (at least 1)
+	offline  []int          // present but not online
+	affinity []int          // affinity mask, nil when unknown
+	cpuset   []int          // cgroup cpuset, nil when none
+	quota    float64        // cgroup CPU quota in CPUs, 0 when none
 	flat     bool
 	notes    []string // fallbacks taken while reading, for String
 	spread   []int    // usable CPU ids in spread order
@@ -186,6 +187,13 @@ func (t *Topology) Distance(a, b int) (int, bool) {
 // machine, as in hwloc, but no domain of Domains: placement and victim
 // orders ignore them.
 func (t *Topology) MemoryNodes() []int { return slices.Clone(t.memNodes) }
+
+// NodeMemory returns the memory size of NUMA node n in bytes, as its
+// sysfs meminfo gives it (MemTotal), and false where that is unknown.
+func (t *Topology) NodeMemory(n int) (uint64, bool) {
+	m, ok := t.nodeMem[n]
+	return m, ok
+}
 
 // Summary returns exactly "packages=N numa=N l3=N cores=N threads=N",
 // counting the packages, NUMA nodes, L3 domains and cores that hold at least
