@@ -81,6 +81,16 @@ func TestMalformedTrees(t *testing.T) {
 			"sys/fs/cgroup/cpu,cpuacct/b/cpu.cfs_quota_us":  "150000\n",
 			"sys/fs/cgroup/cpu,cpuacct/b/cpu.cfs_period_us": "100000\n",
 		}, "packages=1 numa=1 l3=0 cores=4 threads=4", "2-5"},
+		// A cgroup v1 mount with noprefix names its files as the legacy
+		// cpuset file system does (hwloc's 16em64t-4s2ca2c-cpusetreorder).
+		{"cgroup v1 noprefix", map[string]string{
+			cpu + "online":        "0-15",
+			"proc/self/cpuset":    "/job\n",
+			"proc/mounts":         "none /dev/cpuset cgroup rw,relatime,cpuset,noprefix,release_agent=/sbin/x 0 0\n",
+			"dev/cpuset/cpus":     "0-15\n",
+			"dev/cpuset/job/cpus": "2-11,13\n",
+			"dev/cpuset/job/mems": "0\n",
+		}, "packages=1 numa=1 l3=0 cores=11 threads=11", "2-11,13"},
 		{"large online list", map[string]string{cpu + "online": "0-1023"}, "packages=1 numa=1 l3=0 cores=1024 threads=1024", "0-1023"},
 		{"out of range online list", map[string]string{cpu + "online": "0-70000", cpu + "cpu0/online": "1"},
 			"packages=1 numa=1 l3=0 cores=1 threads=1", "0"},
