@@ -21,7 +21,9 @@
 //   - cpuN/cache/index*/{level,type,shared_cpu_list|shared_cpu_map} for the L2
 //     and L3 domains (a cache that only some of the CPUs it names report
 //     is still assigned to all of them, as hwloc does for asymmetric
-//     caches, provided the first of them reports it);
+//     caches, provided the first of them reports it; a cache whose set is
+//     empty, as ia64 reports its L3, holds the CPUs of the core, and one
+//     whose set cannot be read is left out, as in hwloc);
 //     for every *_list file above, its hexadecimal twin (core_cpus,
 //     shared_cpu_map, cpumap...) is read too and, like hwloc, wins where a
 //     capture's two disagree;

@@ -165,6 +165,9 @@ func parseConsole(text string) (*expected, error) {
 			continue
 		}
 		o := &obj{typ: m[2], indent: len(m[1])}
+		if o.typ == "L2dCache" {
+			o.typ = "L2Cache" // the reader's L2 is the data or unified one
+		}
 		for len(stack) > 0 && stack[len(stack)-1].indent >= o.indent {
 			stack = stack[:len(stack)-1]
 		}

@@ -58,7 +58,17 @@ func TestMalformedTrees(t *testing.T) {
 			"sys/fs/cgroup/etc/cpu.max":                "abc def",
 			"sys/fs/cgroup/cpu.max":                    "-5 100000",
 			"sys/fs/cgroup/cpuset.cpus.effective":      "1,,2",
-		}, "packages=1 numa=1 l3=1 cores=2 threads=2", "0-1"},
+		}, "packages=1 numa=1 l3=0 cores=2 threads=2", "0-1"}, // CPU 1's L3 has no readable set: none, as in hwloc
+		// ia64 reports its L3 with an empty map: hwloc, and the reader,
+		// take the core's CPUs.
+		{"empty cache map", map[string]string{
+			cpu + "online":                        "0-3",
+			cpu + "cpu0/topology/thread_siblings": "3", cpu + "cpu1/topology/thread_siblings": "3",
+			cpu + "cpu2/topology/thread_siblings": "c", cpu + "cpu3/topology/thread_siblings": "c",
+			cpu + "cpu0/cache/index3/level": "3", cpu + "cpu0/cache/index3/shared_cpu_map": "00000000,00000000",
+			cpu + "cpu2/cache/index3/level": "3", cpu + "cpu2/cache/index3/shared_cpu_map": "00000000",
+			cpu + "cpu2/cache/index3/shared_cpu_list": "\n",
+		}, "packages=1 numa=1 l3=2 cores=2 threads=4", "0-3"},
 		{"core_id fallback", map[string]string{
 			cpu + "online": "0-4",
 			cpu + "cpu0/topology/physical_package_id": "0", cpu + "cpu0/topology/core_id": "0",

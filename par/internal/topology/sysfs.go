@@ -180,6 +180,22 @@ func (r *reader) set(dir string, srcs ...source) ([]int, bool) {
 	return nil, false
 }
 
+// isEmptySet reports whether the mask or the list of src, in dir, reads as
+// an empty set.
+func (r *reader) isEmptySet(dir string, src source) bool {
+	if t, ok := r.text(path.Join(dir, src.mask)); ok {
+		if m, err := ParseCPUMap(t); err == nil && len(m) == 0 {
+			return true
+		}
+	}
+	if t, ok := r.text(path.Join(dir, src.list)); ok {
+		if l, err := ParseCPUList(t); err == nil && len(l) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // numbered lists the entries of dir named prefix followed by a decimal
 // number, and returns the numbers, sorted.
 func (r *reader) numbered(dir, prefix string) []int {
@@ -285,13 +301,16 @@ func (r *reader) readCPU(b *builder, c int) {
 	if !hasCoreID || coreID < 0 {
 		coreID = -1
 	}
-	if s, ok := r.set(top, source{"core_cpus_list", "core_cpus"}, source{"thread_siblings_list", "thread_siblings"}); ok {
+	if s, ok := r.set(top, coreSources...); ok {
 		b.report(LevelCore, c, r.sameCore(c, coreID, pkgID, pkgSet, s), coreID)
 	} else if coreID >= 0 {
 		r.coreKey[c], r.coreID[c] = [3]int{pkgKey, dieKey, coreID}, coreID
 	}
-	r.readCaches(b, c, dir+"/cache")
+	r.readCaches(b, c, dir)
 }
+
+// coreSources are the files naming a CPU's core, newest kernels first.
+var coreSources = []source{{"core_cpus_list", "core_cpus"}, {"thread_siblings_list", "thread_siblings"}}
 
 // sameCore keeps, of the siblings s of CPU c, those with c's core_id and in
 // c's package: its package mask pkgSet where there is one, else its
@@ -325,10 +344,13 @@ func (r *reader) sameCore(c, coreID, pkgID int, pkgSet, s []int) []int {
 	return out
 }
 
-// readCaches reads the L2 and L3 entries of cpuN/cache/index*.
+// readCaches reads the L2 and L3 entries of cpuN/cache/index*, dir being
+// cpuN. As in hwloc, a cache whose CPU set is empty (ia64 reports its L3
+// so) holds the CPUs of the core, and one whose set cannot be read is
+// left out.
 func (r *reader) readCaches(b *builder, c int, dir string) {
-	for _, i := range r.numbered(dir, "index") {
-		idx := fmt.Sprintf("%s/index%d", dir, i)
+	for _, i := range r.numbered(dir+"/cache", "index") {
+		idx := fmt.Sprintf("%s/cache/index%d", dir, i)
 		lvl, ok := r.int(idx + "/level")
 		if !ok || (lvl != 2 && lvl != 3) {
 			continue
@@ -344,8 +366,11 @@ func (r *reader) readCaches(b *builder, c int, dir string) {
 			continue
 		}
 		s, ok := r.set(idx, source{"shared_cpu_list", "shared_cpu_map"})
+		if !ok && r.isEmptySet(idx, source{"shared_cpu_list", "shared_cpu_map"}) {
+			s, ok = r.set(dir+"/topology", coreSources...)
+		}
 		if !ok {
-			s = []int{c}
+			continue
 		}
 		id, ok := r.int(idx + "/id")
 		if !ok {
