@@ -97,7 +97,7 @@ func TestConflictingPackageIDs(t *testing.T) {
 	}
 	// Without masks, the ids are all there is: CPUs are grouped by
 	// physical_package_id (and cores by it, die_id and core_id), conflicts
-	// included, as before.
+	// included.
 	t.Run("ids only", func(t *testing.T) {
 		top, err := Read(mapFS(fourPackages(false, false)))
 		if err != nil {

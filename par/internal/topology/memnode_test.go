@@ -50,8 +50,8 @@ func memoryNodes(distances bool) map[string]string {
 
 // NUMA nodes without CPUs are shown and counted, as hwloc does, with their
 // memory size and distances, but hold no CPU domain: placement and victims
-// ignore them. This is the machine: 4 nodes with CPUs and 2
-// without read numa=6, as in hwloc.
+// ignore them. 4 nodes with CPUs and 2 without read numa=6, as hwloc
+// counts them.
 func TestMemoryOnlyNodes(t *testing.T) {
 	for _, c := range []struct {
 		name      string

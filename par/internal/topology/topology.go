@@ -141,7 +141,10 @@ func (t *Topology) Quota() float64 { return t.quota }
 func (t *Topology) IsFlat() bool { return t.flat }
 
 // Domains returns the domains of level l that hold at least one usable CPU,
-// each with its usable CPUs, in order of their lowest CPU id.
+// each with its usable CPUs, in order of their lowest CPU id. The domains
+// of a level are disjoint; a CPU may be in none of them (a machine without
+// L3, or conflicting reports: see the package documentation), except at
+// LevelCore, where every CPU is in one.
 func (t *Topology) Domains(l Level) []Domain {
 	if l < 0 || l >= numLevels {
 		return nil
@@ -162,8 +165,9 @@ func (t *Topology) Domains(l Level) []Domain {
 }
 
 // Kind returns the rank of CPU id's core kind: 0 for the slowest kind
-// (efficiency cores), up to Kinds()-1 for the fastest (performance cores). A machine with one kind of core has rank 0 everywhere. An
-// unknown id gets -1.
+// (efficiency cores), up to Kinds()-1 for the fastest (performance cores).
+// A machine with one kind of core has rank 0 everywhere. An unknown id gets
+// -1.
 func (t *Topology) Kind(id int) int {
 	i, ok := t.index[id]
 	if !ok {
@@ -199,9 +203,9 @@ func (t *Topology) NodeMemory(n int) (uint64, bool) {
 // counting the packages, NUMA nodes, L3 domains and cores that hold at least
 // one usable CPU, and the usable CPUs (hardware threads). The one exception
 // is that numa also counts the memory-only nodes (MemoryNodes), whose memory
-// is usable although they hold no CPU: it counts every NUMA node hwloc
-// shows. It does not apply the CPU quota, which limits how many CPUs run at
-// once but not which.
+// is usable although they hold no CPU, as hwloc counts them. It does not
+// apply the CPU quota, which limits how many CPUs run at once but not
+// which.
 func (t *Topology) Summary() string {
 	return fmt.Sprintf("packages=%d numa=%d l3=%d cores=%d threads=%d",
 		len(t.Domains(LevelPackage)), len(t.Domains(LevelNUMA))+len(t.memNodes), len(t.Domains(LevelL3)),
