@@ -18,6 +18,8 @@ type builder struct {
 	kind   map[int]int
 	nkinds int
 	dist   map[[2]int]int
+	// normalized caches onlineSorted's results.
+	normalized map[sliceKey][]int
 	// memNodes are the NUMA nodes without CPUs, by OS index; nodeMem
 	// holds the memory size of the nodes whose meminfo gives it, in bytes.
 	memNodes []int
@@ -33,7 +35,7 @@ func newBuilder(online []int) *builder {
 	ids := slices.Clone(online)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	b := &builder{ids: ids, online: toSet(ids), kind: map[int]int{}, nkinds: 1, dist: map[[2]int]int{}, nodeMem: map[int]uint64{}}
+	b := &builder{ids: ids, online: toSet(ids), kind: map[int]int{}, nkinds: 1, dist: map[[2]int]int{}, nodeMem: map[int]uint64{}, normalized: map[sliceKey][]int{}}
 	for l := range numLevels {
 		b.sets[l] = map[int][]int{}
 		b.osid[l] = map[int]int{}
@@ -52,10 +54,31 @@ func (b *builder) report(l Level, c int, cpus []int, id int) {
 	b.osid[l][c] = id
 }
 
+// sliceKey identifies a slice by its array and length.
+type sliceKey struct {
+	first *int
+	n     int
+}
+
 // onlineSorted returns the online CPUs of s, sorted and without
-// duplicates: s itself when it is already so, as it is when a parser made
-// it and every CPU is online, since several CPUs often share one set.
+// duplicates (s itself when it is already so). The fallbacks report one
+// slice for many CPUs (every online CPU, for a machine without package
+// information): each slice is looked at once, so that reading stays
+// linear in the size of the files.
 func (b *builder) onlineSorted(s []int) []int {
+	if len(s) == 0 {
+		return s
+	}
+	k := sliceKey{&s[0], len(s)}
+	if out, ok := b.normalized[k]; ok {
+		return out
+	}
+	out := b.normalize(s)
+	b.normalized[k] = out
+	return out
+}
+
+func (b *builder) normalize(s []int) []int {
 	ok := true
 	for i, c := range s {
 		if !b.online[c] || i > 0 && s[i-1] >= c {

@@ -210,6 +210,7 @@ func TestConflictingMasks(t *testing.T) {
 	if !strings.Contains(s, "\n  NUMANode L#3 (P#3) + L3 L#2\n") {
 		t.Errorf("String() does not show the last L3 with its node outside every package:\n%s", s)
 	}
+	checkDomains(t, top)
 	// The CPUs outside every package still take their turn: four workers
 	// go to the four NUMA nodes.
 	checkPlacement(t, top)

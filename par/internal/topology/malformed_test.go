@@ -2,6 +2,7 @@ package topology
 
 import (
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"io/fs"
@@ -218,7 +219,16 @@ func FuzzRead(f *testing.F) {
 		"sys/devices/system/node/node0/cpulist", "sys/devices/system/node/node0/distance",
 		"proc/self/status", "proc/self/cgroup", "proc/self/mountinfo", "sys/fs/cgroup/cpu.max",
 		"sys/fs/cgroup/cpuset.cpus.effective",
+		// Conflicting masks: packages, cores, caches and nodes that
+		// disagree with cpu0's.
+		cpu + "cpu1/topology/package_cpus", cpu + "cpu2/topology/core_siblings_list",
+		cpu + "cpu2/topology/core_cpus", cpu + "cpu1/cache/index3/level",
+		cpu + "cpu1/cache/index3/shared_cpu_list", cpu + "cpu2/cache/index3/level",
+		cpu + "cpu2/cache/index3/shared_cpu_map", cpu + "cpu1/topology/die_id",
+		cpu + "cpu1/topology/die_cpus_list", "sys/devices/system/node/node1/cpumap",
+		"sys/devices/system/node/node1/meminfo",
 	}
+	f.Add("0-3|0-3|0,2|3|0-1|0|2|3|0-1|10 20|||||||0000000f|2-3|4|3|1-3|3|c|0|0-1|c|Node 1 MemTotal: 4 kB")
 	f.Add("0-1|0-1|0|00000003|0-1|1|2|3|0-1|10|Cpus_allowed_list: 0|0::/|1 1 0:1 / /sys/fs/cgroup rw - cgroup2 x rw|max|0-1")
 	f.Add("0-3|||||||||||||||")
 	f.Add("x|y|z|")
@@ -234,7 +244,46 @@ func FuzzRead(f *testing.F) {
 		if !summaryRE.MatchString(top.Summary()) || top.Usable() < 1 {
 			t.Fatalf("Summary() = %q, Usable() = %d", top.Summary(), top.Usable())
 		}
+		checkDomains(t, top)
 		checkPlacement(t, top)
+		checkVictims(t, top, top.Placement(top.Usable()))
 		_ = top.String()
 	})
+}
+
+// checkDomains: the domains of each level are disjoint sets of usable
+// CPUs, and every usable CPU is in exactly one core.
+func checkDomains(t *testing.T, top *Topology) {
+	t.Helper()
+	usable := toSet(top.CPUs())
+	for l := range numLevels {
+		seen := map[int]bool{}
+		for _, d := range top.Domains(l) {
+			for _, c := range d.CPUs {
+				if seen[c] || !usable[c] {
+					t.Fatalf("%v domains: CPU %d twice or not usable: %v", l, c, top.Domains(l))
+				}
+				seen[c] = true
+			}
+		}
+		if l == LevelCore && len(seen) != len(usable) {
+			t.Fatalf("cores cover %d of %d usable CPUs", len(seen), len(usable))
+		}
+	}
+}
+
+// BenchmarkReadFlat reads machines with CPUs but no topology files, where
+// every fallback hands one set to all the CPUs: the time per CPU should
+// not grow with their number.
+func BenchmarkReadFlat(b *testing.B) {
+	for _, n := range []int{1024, 8192} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			fsys := mapFS(map[string]string{"sys/devices/system/cpu/online": fmt.Sprintf("0-%d", n-1)})
+			for b.Loop() {
+				if _, err := Read(fsys); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
