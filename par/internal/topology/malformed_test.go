@@ -246,7 +246,9 @@ func FuzzRead(f *testing.F) {
 		}
 		checkDomains(t, top)
 		checkPlacement(t, top)
-		checkVictims(t, top, top.Placement(top.Usable()))
+		if top.Usable() <= 64 { // checkVictims is quadratic in the CPUs
+			checkVictims(t, top, top.Placement(top.Usable()))
+		}
 		_ = top.String()
 	})
 }

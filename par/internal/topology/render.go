@@ -88,20 +88,38 @@ func (t *Topology) tree() *treeNode {
 		return cmp.Or(cmp.Compare(len(b.n.cpus), len(a.n.cpus)), cmp.Compare(a.n.level, b.n.level))
 	})
 	sets := map[*treeNode]map[int]bool{root: toSet(root.cpus)}
+	// kidOf[n][c] is the first child of n holding CPU c: a child holding
+	// an object holds its first CPU, so the descent looks at that child
+	// alone, unless children overlap (a NUMA node across packages).
+	kidOf := map[*treeNode]map[int]*treeNode{}
 	for _, o := range objs {
 		parent := root
-	descend:
 		for {
-			for _, k := range parent.kids {
-				if contains(sets[k], o.n.cpus) {
-					parent = k
-					continue descend
+			k := kidOf[parent][o.n.cpus[0]]
+			if k != nil && !contains(sets[k], o.n.cpus) {
+				k = nil
+				for _, kid := range parent.kids {
+					if contains(sets[kid], o.n.cpus) {
+						k = kid
+						break
+					}
 				}
 			}
-			break
+			if k == nil {
+				break
+			}
+			parent = k
 		}
 		parent.kids = append(parent.kids, o.n)
 		sets[o.n] = o.set
+		if kidOf[parent] == nil {
+			kidOf[parent] = map[int]*treeNode{}
+		}
+		for _, c := range o.n.cpus {
+			if kidOf[parent][c] == nil {
+				kidOf[parent][c] = o.n
+			}
+		}
 	}
 	var sortKids func(n *treeNode)
 	sortKids = func(n *treeNode) {
