@@ -87,7 +87,7 @@
 // persistent memory; or CPUs that are all offline) is part of the machine,
 // as in hwloc: [Topology.MemoryNodes] lists it, the summary's numa count
 // includes it (the one count of [Topology.Summary] that is not of parts
-// holding a usable CPU: it counts every NUMA node hwloc shows), its
+// holding a usable CPU, as hwloc counts them), its
 // distances are read, [Topology.NodeMemory] gives its memory size where
 // its meminfo does, and [Topology.String] shows it as a childless NUMANode
 // line with that size and gives its row of the distance matrix. It is
@@ -106,6 +106,18 @@
 // tree without sysfs, and any system other than Linux, gives a [Flat]
 // topology. No input makes the reader panic; ids of [MaxCPUs] or more are
 // rejected.
+//
+// # Where hwloc differs
+//
+// The reader builds what placement needs, so it departs from hwloc where
+// hwloc's view would not change a worker's place: a machine whose files
+// name no package has one package here (none in hwloc), and a CPU in no
+// core is a core of its own (hwloc shows the bare thread). It does not
+// read the cgroup's memory nodes (cpuset.mems: hwloc hides the nodes
+// outside them, and shows a node whose CPUs the cpuset excludes as one
+// without CPUs), HMAT initiators (which give hwloc the CPUs near a
+// memory-only node, and hide nodes that are initiators only), or the
+// NVIDIA driver's GPU memory nodes.
 //
 // # Usable CPUs
 //
