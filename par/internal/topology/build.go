@@ -18,8 +18,12 @@ type builder struct {
 	kind   map[int]int
 	nkinds int
 	dist   map[[2]int]int
-	// memNodes are the NUMA nodes without CPUs, by OS index.
+	// normalized caches onlineSorted's results.
+	normalized map[sliceKey][]int
+	// memNodes are the NUMA nodes without CPUs, by OS index; nodeMem
+	// holds the memory size of the nodes whose meminfo gives it, in bytes.
 	memNodes []int
+	nodeMem  map[int]uint64
 
 	offline, affinity, cpuset []int
 	quota                     float64
@@ -31,7 +35,7 @@ func newBuilder(online []int) *builder {
 	ids := slices.Clone(online)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	b := &builder{ids: ids, online: toSet(ids), kind: map[int]int{}, nkinds: 1, dist: map[[2]int]int{}}
+	b := &builder{ids: ids, online: toSet(ids), kind: map[int]int{}, nkinds: 1, dist: map[[2]int]int{}, nodeMem: map[int]uint64{}, normalized: map[sliceKey][]int{}}
 	for l := range numLevels {
 		b.sets[l] = map[int][]int{}
 		b.osid[l] = map[int]int{}
@@ -40,13 +44,59 @@ func newBuilder(online []int) *builder {
 }
 
 // report records that CPU c belongs, at level l, to the domain holding
-// cpus, whose OS id is id (-1 when unknown).
+// cpus, whose OS id is id (-1 when unknown). Only the online CPUs of cpus
+// are kept, sorted.
 func (b *builder) report(l Level, c int, cpus []int, id int) {
 	if !b.online[c] {
 		return
 	}
-	b.sets[l][c] = cpus
+	b.sets[l][c] = b.onlineSorted(cpus)
 	b.osid[l][c] = id
+}
+
+// sliceKey identifies a slice by its array and length.
+type sliceKey struct {
+	first *int
+	n     int
+}
+
+// onlineSorted returns the online CPUs of s, sorted and without
+// duplicates (s itself when it is already so). The fallbacks report one
+// slice for many CPUs (every online CPU, for a machine without package
+// information): each slice is looked at once, so that reading stays
+// linear in the size of the files.
+func (b *builder) onlineSorted(s []int) []int {
+	if len(s) == 0 {
+		return s
+	}
+	k := sliceKey{&s[0], len(s)}
+	if out, ok := b.normalized[k]; ok {
+		return out
+	}
+	out := b.normalize(s)
+	b.normalized[k] = out
+	return out
+}
+
+func (b *builder) normalize(s []int) []int {
+	ok := true
+	for i, c := range s {
+		if !b.online[c] || i > 0 && s[i-1] >= c {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return s
+	}
+	var out []int
+	for _, c := range s {
+		if b.online[c] {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // groupByID reports, for every CPU in ids whose key is known, the set of
@@ -75,52 +125,6 @@ func (b *builder) groupByID(l Level, keys map[int][3]int, osid map[int]int) {
 
 func (b *builder) note(s string) { b.notes = append(b.notes, s) }
 
-// partition turns the reported sets of level l into disjoint domains. CPUs
-// are taken in id order; a CPU's domain is its reported set restricted to
-// online CPUs not yet placed, plus itself. A CPU that reports nothing but is
-// named by another CPU's set joins that set (asymmetric cache reports); one
-// named by nobody stays outside the level.
-func (b *builder) partition(l Level) ([]domain, map[int]int) {
-	where := map[int]int{}
-	var doms []domain
-	for _, c := range b.ids {
-		set, ok := b.sets[l][c]
-		if !ok {
-			continue
-		}
-		if _, placed := where[c]; placed {
-			continue
-		}
-		d := domain{id: b.osid[l][c], cpus: []int{c}}
-		where[c] = len(doms)
-		for _, o := range set {
-			if _, placed := where[o]; !placed && b.online[o] {
-				where[o] = len(doms)
-				d.cpus = append(d.cpus, o)
-			}
-		}
-		slices.Sort(d.cpus)
-		d.cpus = slices.Compact(d.cpus)
-		doms = append(doms, d)
-	}
-	// Order domains by their lowest CPU and renumber.
-	order := make([]int, len(doms))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int { return doms[x].cpus[0] - doms[y].cpus[0] })
-	renum := make([]int, len(doms))
-	sorted := make([]domain, len(doms))
-	for newi, oldi := range order {
-		renum[oldi] = newi
-		sorted[newi] = doms[oldi]
-	}
-	for c, i := range where {
-		where[c] = renum[i]
-	}
-	return sorted, where
-}
-
 func (b *builder) finish() *Topology {
 	if len(b.ids) == 0 {
 		// Nothing online could be read: one CPU, as runtime.NumCPU never
@@ -128,13 +132,9 @@ func (b *builder) finish() *Topology {
 		b.ids, b.online = []int{0}, map[int]bool{0: true}
 		b.note("no online CPU found; assuming one")
 	}
-	// Defaults for the levels every CPU must have: its own core, one
-	// package, one NUMA node (hwloc always has at least one).
-	for _, c := range b.ids {
-		if _, ok := b.sets[LevelCore][c]; !ok {
-			b.report(LevelCore, c, []int{c}, -1)
-		}
-	}
+	// Defaults for the levels every CPU must have where nothing was
+	// reported: one package, one NUMA node (hwloc always has at least
+	// one), and, after resolve, its own core.
 	fillAll := func(l Level, id int) {
 		for _, c := range b.ids {
 			if _, ok := b.sets[l][c]; ok {
@@ -171,6 +171,7 @@ func (b *builder) finish() *Topology {
 		index:    make(map[int]int, len(b.ids)),
 		dist:     b.dist,
 		memNodes: b.memNodes,
+		nodeMem:  b.nodeMem,
 		kinds:    max(b.nkinds, 1),
 		offline:  b.offline,
 		affinity: b.affinity,
@@ -183,20 +184,51 @@ func (b *builder) finish() *Topology {
 	for i, c := range b.ids {
 		t.index[c] = i
 		t.cpus[i] = cpu{id: c, kind: b.kind[c]}
-		for l := range numLevels {
-			t.cpus[i].dom[l] = -1
-		}
 	}
+	doms, where := b.resolve()
+	b.ownCores(&doms[LevelCore], where[LevelCore])
+	t.domains = doms
 	for l := range numLevels {
-		doms, where := b.partition(l)
-		t.domains[l] = doms
-		for c, d := range where {
-			t.cpus[t.index[c]].dom[l] = d
+		for i, d := range where[l] {
+			t.cpus[i].dom[l] = d
 		}
 	}
 	t.markUsable(b)
 	t.spread = t.spreadOrder()
 	return t
+}
+
+// ownCores makes every CPU that is in no core (it reported none, or its
+// report made no core) a core of its own, with the core_id it reported,
+// and renumbers the cores in order of their lowest CPU. where is indexed
+// like b.ids.
+func (b *builder) ownCores(cores *[]domain, where []int) {
+	doms := *cores
+	for i, c := range b.ids {
+		if where[i] < 0 {
+			id, ok := b.osid[LevelCore][c]
+			if !ok {
+				id = -1
+			}
+			where[i] = len(doms)
+			doms = append(doms, domain{id: id, cpus: []int{c}})
+		}
+	}
+	order := make([]int, len(doms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int { return doms[x].cpus[0] - doms[y].cpus[0] })
+	renum := make([]int, len(doms))
+	sorted := make([]domain, len(doms))
+	for n, o := range order {
+		renum[o] = n
+		sorted[n] = doms[o]
+	}
+	for i := range where {
+		where[i] = renum[where[i]]
+	}
+	*cores = sorted
 }
 
 // markUsable sets the usable flag: online, in the affinity mask and in the

@@ -45,49 +45,12 @@ func TestCaptures(t *testing.T) {
 			e := loadExpected(t, name)
 			top := captureTopology(t, name)
 
-			want := fmt.Sprintf("packages=%d numa=%d l3=%d cores=%d threads=%d",
-				e.count("Package"), e.count("NUMANode"), e.count("L3Cache"), e.count("Core"), e.count("PU"))
+			want := hwlocSummary(e)
 			if got := top.Summary(); got != want {
 				t.Errorf("Summary() = %q, want %q", got, want)
 			}
 			rows = append(rows, row{name, want, top.Summary()})
-
-			for _, c := range []struct {
-				typ   string
-				level Level
-			}{
-				{"Package", LevelPackage},
-				{"NUMANode", LevelNUMA},
-				{"L3Cache", LevelL3},
-				{"L2Cache", LevelL2},
-				{"Core", LevelCore},
-			} {
-				if got := domainSets(top, c.level); !slices.Equal(got, e.sets[c.typ]) {
-					t.Errorf("%s sets:\n got  %v\n want %v", c.typ, got, e.sets[c.typ])
-				}
-			}
-			var pus []string
-			for _, c := range top.CPUs() {
-				pus = append(pus, FormatCPUList([]int{c}))
-			}
-			slices.Sort(pus)
-			if !slices.Equal(pus, e.sets["PU"]) {
-				t.Errorf("PUs: got %v, want %v", pus, e.sets["PU"])
-			}
-			// hwloc shows a cluster only where it differs from the L2 and
-			// the core; each one it shows must be one of ours.
-			clusters := domainSets(top, LevelCluster)
-			for _, s := range e.sets["Group(Cluster)"] {
-				if !slices.Contains(clusters, s) {
-					t.Errorf("cluster %s missing from %v", s, clusters)
-				}
-			}
-			checkKinds(t, top, e)
-			for k, v := range e.dist {
-				if got, ok := top.Distance(k[0], k[1]); !ok || got != v {
-					t.Errorf("Distance(%d, %d) = %d, %v; want %d", k[0], k[1], got, ok, v)
-				}
-			}
+			compareWithHwloc(t, top, e)
 			if s := top.String(); !strings.Contains(s, "Machine (") || strings.Count(s, "PU L#") != len(top.CPUs()) {
 				t.Errorf("String() lacks the machine or some PUs:\n%s", s)
 			}
@@ -102,6 +65,58 @@ func TestCaptures(t *testing.T) {
 		fmt.Fprintf(&b, "\n%-34s expected %-44s found %-44s %s", r.name, r.want, r.got, mark)
 	}
 	t.Log(b.String())
+}
+
+// hwlocSummary is the summary line of hwloc's view.
+func hwlocSummary(e *expected) string {
+	return fmt.Sprintf("packages=%d numa=%d l3=%d cores=%d threads=%d",
+		e.count("Package"), e.count("NUMANode"), e.count("L3Cache"), e.count("Core"), e.count("PU"))
+}
+
+// compareWithHwloc checks which CPUs share each package, NUMA node, L3,
+// L2 and core, the PUs, the clusters, core kinds, memory-only NUMA nodes
+// and NUMA distances against hwloc's view.
+func compareWithHwloc(t *testing.T, top *Topology, e *expected) {
+	t.Helper()
+	for _, c := range []struct {
+		typ   string
+		level Level
+	}{
+		{"Package", LevelPackage},
+		{"NUMANode", LevelNUMA},
+		{"L3Cache", LevelL3},
+		{"L2Cache", LevelL2},
+		{"Core", LevelCore},
+	} {
+		if got := domainSets(top, c.level); !slices.Equal(got, e.sets[c.typ]) {
+			t.Errorf("%s sets:\n got  %v\n want %v", c.typ, got, e.sets[c.typ])
+		}
+	}
+	var pus []string
+	for _, c := range top.CPUs() {
+		pus = append(pus, FormatCPUList([]int{c}))
+	}
+	slices.Sort(pus)
+	if !slices.Equal(pus, e.sets["PU"]) {
+		t.Errorf("PUs: got %v, want %v", pus, e.sets["PU"])
+	}
+	if got := top.MemoryNodes(); !slices.Equal(got, e.memNodes) {
+		t.Errorf("MemoryNodes() = %v, want %v", got, e.memNodes)
+	}
+	// hwloc shows a cluster only where it differs from the L2 and the
+	// core; each one it shows must be one of ours.
+	clusters := domainSets(top, LevelCluster)
+	for _, s := range e.sets["Group(Cluster)"] {
+		if !slices.Contains(clusters, s) {
+			t.Errorf("cluster %s missing from %v", s, clusters)
+		}
+	}
+	checkKinds(t, top, e)
+	for k, v := range e.dist {
+		if got, ok := top.Distance(k[0], k[1]); !ok || got != v {
+			t.Errorf("Distance(%d, %d) = %d, %v; want %d", k[0], k[1], got, ok, v)
+		}
+	}
 }
 
 // checkKinds compares the core kinds with hwloc's, where it lists several.

@@ -186,8 +186,11 @@ func (r *reader) readCgroups(b *builder) {
 				addQuota(r.cpuMax(d + "/cpu.max"))
 			}
 		case m.fstype == "cpuset" || slices.Contains(m.opts, "cpuset"):
+			// The legacy cpuset file system, and a cgroup v1 mount
+			// with noprefix that emulates it, name the files without
+			// "cpuset.".
 			files := []string{"cpuset.effective_cpus", "cpuset.cpus"}
-			if m.fstype == "cpuset" {
+			if m.fstype == "cpuset" || slices.Contains(m.opts, "noprefix") {
 				files = []string{"effective_cpus", "cpus"}
 			}
 		dirs:

@@ -19,14 +19,17 @@
 //     die_id is not -1, package_cpus_list (else core_siblings_list, else
 //     physical_package_id);
 //   - cpuN/cache/index*/{level,type,shared_cpu_list|shared_cpu_map} for the L2
-//     and L3 domains (a cache reported by only some of the CPUs it names is
-//     still assigned to all of them, as hwloc does for asymmetric caches);
+//     and L3 domains (a cache that only some of the CPUs it names report
+//     is still assigned to all of them, as hwloc does for asymmetric
+//     caches, provided the first of them reports it; a cache whose set is
+//     empty, as ia64 reports its L3, holds the CPUs of the core, and one
+//     whose set cannot be read is left out, as in hwloc);
 //     for every *_list file above, its hexadecimal twin (core_cpus,
 //     shared_cpu_map, cpumap...) is read too and, like hwloc, wins where a
 //     capture's two disagree;
-//   - sys/devices/system/node/nodeN/{cpulist|cpumap,distance} for NUMA nodes
-//     and their distance matrix (a node whose cpulist or cpumap is an empty
-//     set is a memory-only node, see below);
+//   - sys/devices/system/node/nodeN/{cpumap|cpulist,distance,meminfo} for
+//     NUMA nodes, their distance matrix and their memory size (MemTotal);
+//     see "Memory-only NUMA nodes" below;
 //   - hybrid core kinds from sys/devices/cpu_core/cpus and
 //     sys/devices/cpu_atom/cpus, else cpuN/cpu_capacity, else
 //     cpuN/cpufreq/base_frequency (the order hwloc uses);
@@ -37,29 +40,61 @@
 //     proc/self/mountinfo or proc/mounts and proc/self/cgroup or
 //     proc/self/cpuset, and walking up the cgroup tree.
 //
-// # Packages
+// # Conflicting reports
 //
-// As in hwloc's Linux backend (look_sysfscpu in topology-linux.c), a
-// package is a set of CPUs whose package masks (package_cpus, else
-// core_siblings) agree; physical_package_id only names it. Where the ids
+// Each CPU reports, for every level, the set of CPUs it shares that level
+// with (package_cpus, die_cpus, cluster_cpus, core_cpus, a cache's
+// shared_cpu_map). On a sane machine the CPUs of one set all report it;
+// where they do not (a package mask naming CPUs of other packages, a
+// cache mask disagreeing with its siblings'), domains are made as hwloc's
+// Linux backend makes objects (look_sysfscpu in topology-linux.c), so that
+// the result is the one hwloc shows:
+//
+//   - a domain is made by the CPU that comes first in the set it reports
+//     (restricted to the online CPUs), and holds that set. A set whose
+//     first CPU reports another set makes no domain;
+//   - a CPU makes its package, die or cluster only if it also comes first in
+//     its own core, cluster and die (sets of one CPU aside, for clusters and
+//     dies);
+//   - taking the CPUs in increasing order, and for each its core, package,
+//     cluster, die, L2 and L3 in turn, a domain that overlaps one made
+//     before it without either holding the other is dropped, as is one that
+//     overlaps a domain of its own level.
+//
+// CPUs left outside every domain of a level stay outside it, as in hwloc:
+// on hwloc's capture 40intel64-4n10c+pci-conflicts, where CPU 3 reports
+// the package mask 0-3 and CPU 2 the L3 mask 0-3, the packages and L3s of
+// those two CPUs are not made, and the machine shows 3 packages and 3 L3s
+// of its 4 (taking each reported set as a domain would give 5 and 5). The
+// exception is the core: a CPU in no core is a core of its own, as
+// placement counts threads by core.
+//
+// physical_package_id, die_id, cluster_id, core_id and cache ids only name
+// the domains: a domain takes the id its first CPU reports. Where the ids
 // conflict with the masks (one package's CPUs reporting two ids, or two
-// packages reporting the same id), the masks win: the packages, and the
-// cores found through core_id within them, follow the masks, and a package
-// takes the id of its first CPU. Only CPUs without a package mask are
-// grouped by physical_package_id (and their cores by it, die_id and
-// core_id), conflicts included.
+// packages reporting the same id) the masks win, for packages and for the
+// cores found through core_id within them. Only CPUs without a package
+// mask are grouped by physical_package_id (and their cores by it, die_id
+// and core_id), conflicts included.
+//
+// NUMA nodes follow hwloc's rules too: a node's CPUs are its cpumap (else
+// its cpulist); a node whose CPUs overlap those of a lower-numbered node
+// is ignored (String notes it); a node that cannot be read is ignored.
 //
 // # Memory-only NUMA nodes
 //
-// A NUMA node without CPUs (CXL, HBM or persistent memory) is part of the
-// machine, as in hwloc: [Topology.MemoryNodes] lists it, the summary's numa
-// count includes it (the one count of [Topology.Summary] that is not of
-// parts holding a usable CPU: it counts every NUMA node hwloc shows), its
-// distances are read, and [Topology.String] shows it as a childless
-// NUMANode line. It is placed as hwloc places a CPU-less node without HMAT
-// initiators: under the object holding the CPUs of the nodes strictly
-// nearest to it by distance, else under the machine. It belongs to no
-// domain, so placement and victim orders ignore it.
+// A NUMA node without an online CPU (an empty cpumap: CXL, HBM or
+// persistent memory; or CPUs that are all offline) is part of the machine,
+// as in hwloc: [Topology.MemoryNodes] lists it, the summary's numa count
+// includes it (the one count of [Topology.Summary] that is not of parts
+// holding a usable CPU, as hwloc counts them), its
+// distances are read, [Topology.NodeMemory] gives its memory size where
+// its meminfo does, and [Topology.String] shows it as a childless NUMANode
+// line with that size and gives its row of the distance matrix. It is
+// placed as hwloc places a CPU-less node without HMAT initiators: under
+// the object holding the CPUs of the nodes strictly nearest to it by
+// distance, else under the machine. It belongs to no domain, so placement
+// and victim orders ignore it.
 //
 // # Fallbacks
 //
@@ -71,6 +106,18 @@
 // tree without sysfs, and any system other than Linux, gives a [Flat]
 // topology. No input makes the reader panic; ids of [MaxCPUs] or more are
 // rejected.
+//
+// # Where hwloc differs
+//
+// The reader builds what placement needs, so it departs from hwloc where
+// hwloc's view would not change a worker's place: a machine whose files
+// name no package has one package here (none in hwloc), and a CPU in no
+// core is a core of its own (hwloc shows the bare thread). It does not
+// read the cgroup's memory nodes (cpuset.mems: hwloc hides the nodes
+// outside them, and shows a node whose CPUs the cpuset excludes as one
+// without CPUs), HMAT initiators (which give hwloc the CPUs near a
+// memory-only node, and hide nodes that are initiators only), or the
+// NVIDIA driver's GPU memory nodes.
 //
 // # Usable CPUs
 //

@@ -38,9 +38,17 @@ type expected struct {
 	kinds [][]int
 	// dist maps pairs of NUMA node OS indexes to their latency.
 	dist map[[2]int]int
+	// memNodes are the OS indexes of the NUMA nodes without CPUs, sorted;
+	// count("NUMANode") includes them.
+	memNodes []int
 }
 
-func (e *expected) count(typ string) int { return len(e.sets[typ]) }
+func (e *expected) count(typ string) int {
+	if typ == "NUMANode" {
+		return len(e.sets[typ]) + len(e.memNodes)
+	}
+	return len(e.sets[typ])
+}
 
 // captureNames lists the captures, by base name.
 func captureNames(t testing.TB) []string {
@@ -118,7 +126,9 @@ func loadExpected(t testing.TB, name string) *expected {
 }
 
 var (
-	consoleLine = regexp.MustCompile(`^( *)(\S+)(?: L#(\d+))?(?: \(([^)]*)\))?`)
+	// consoleLine: indentation, type, subtype ("NUMANode(HBM)"), L#,
+	// attributes.
+	consoleLine = regexp.MustCompile(`^( *)([^\s(]+)(?:\([^)]*\))?(?: L#(\d+))?(?: \(([^)]*)\))?`)
 	pIndex      = regexp.MustCompile(`\bP#(\d+)`)
 	kindLine    = regexp.MustCompile(`^CPU kind #(\d+) efficiency (\d+) cpuset (\S+)`)
 	matrixHead  = regexp.MustCompile(`^Relative latency matrix .* between (\d+) NUMANodes .* by logical indexes`)
@@ -126,12 +136,19 @@ var (
 
 // parseConsole reads lstopo's console output: the indented tree up to the
 // first "depth" line, then the CPU kinds and the NUMA latency matrix.
+//
+// A NUMA node is printed as a memory child of the object with the same
+// CPUs (below memory-side caches, MemCache, where there are some), so it
+// takes that object's CPUs. A node without CPUs hangs from an object
+// holding no PU (a Group of its own), or from the machine while other
+// nodes hold CPUs below it: it is a memory-only node.
 func parseConsole(text string) (*expected, error) {
 	type obj struct {
 		typ    string
 		indent int
 		cpus   []int
 		parent *obj
+		os     int // P#, -1 when none
 	}
 	var objs []*obj
 	var stack []*obj
@@ -148,6 +165,9 @@ func parseConsole(text string) (*expected, error) {
 			continue
 		}
 		o := &obj{typ: m[2], indent: len(m[1])}
+		if o.typ == "L2dCache" {
+			o.typ = "L2Cache" // the reader's L2 is the data or unified one
+		}
 		for len(stack) > 0 && stack[len(stack)-1].indent >= o.indent {
 			stack = stack[:len(stack)-1]
 		}
@@ -155,6 +175,10 @@ func parseConsole(text string) (*expected, error) {
 			o.parent = stack[len(stack)-1]
 		}
 		p := pIndex.FindStringSubmatch(m[4])
+		o.os = -1
+		if p != nil {
+			o.os, _ = strconv.Atoi(p[1])
+		}
 		switch o.typ {
 		case "PU":
 			if p == nil {
@@ -174,20 +198,40 @@ func parseConsole(text string) (*expected, error) {
 		stack = append(stack, o)
 	}
 	e := &expected{sets: map[string][]string{}, dist: map[[2]int]int{}}
+	// cpuParent is the object a NUMA node's CPUs are those of.
+	cpuParent := func(o *obj) *obj {
+		p := o.parent
+		for p != nil && p.typ == "MemCache" {
+			p = p.parent
+		}
+		return p
+	}
+	nodesBelowMachine := false
+	for _, o := range objs {
+		if p := cpuParent(o); o.typ == "NUMANode" && p != nil && p.parent != nil && len(p.cpus) > 0 {
+			nodesBelowMachine = true
+		}
+	}
 	for _, o := range objs {
 		cpus := o.cpus
-		if o.typ == "NUMANode" && o.parent != nil {
-			// A NUMA node is printed as a memory child of the object with
-			// the same CPUs.
-			cpus = o.parent.cpus
+		if o.typ == "NUMANode" {
+			cpus = nil
+			if p := cpuParent(o); p != nil && (p.parent != nil || !nodesBelowMachine) {
+				cpus = p.cpus
+			}
+			if len(cpus) == 0 {
+				e.memNodes = append(e.memNodes, o.os)
+				continue
+			}
 		}
-		if len(cpus) > 0 {
+		if len(cpus) > 0 && o.typ != "MemCache" {
 			e.sets[o.typ] = append(e.sets[o.typ], FormatCPUList(cpus))
 		}
 	}
 	for k := range e.sets {
 		slices.Sort(e.sets[k])
 	}
+	slices.Sort(e.memNodes)
 	var kinds [][]int
 	for ; i < len(lines); i++ {
 		if m := kindLine.FindStringSubmatch(lines[i]); m != nil {
@@ -202,12 +246,20 @@ func parseConsole(text string) (*expected, error) {
 			kinds[eff] = set
 		}
 		if m := matrixHead.FindStringSubmatch(lines[i]); m != nil && len(e.dist) == 0 {
+			// The header names the columns by logical index, not
+			// always in increasing order; each row starts with its own.
 			n, _ := strconv.Atoi(m[1])
+			head := strings.Fields(lines[i+1])
+			if len(head) != n+1 {
+				return nil, fmt.Errorf("latency matrix header %q", lines[i+1])
+			}
 			for r := range n {
 				f := strings.Fields(lines[i+2+r])
+				row, _ := strconv.Atoi(f[0])
 				for c := range n {
+					col, _ := strconv.Atoi(head[1+c])
 					v, _ := strconv.Atoi(f[1+c])
-					e.dist[[2]int{numaOS[r], numaOS[c]}] = v
+					e.dist[[2]int{numaOS[row], numaOS[col]}] = v
 				}
 			}
 		}

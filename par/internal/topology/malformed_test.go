@@ -2,6 +2,7 @@ package topology
 
 import (
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"io/fs"
@@ -58,7 +59,17 @@ func TestMalformedTrees(t *testing.T) {
 			"sys/fs/cgroup/etc/cpu.max":                "abc def",
 			"sys/fs/cgroup/cpu.max":                    "-5 100000",
 			"sys/fs/cgroup/cpuset.cpus.effective":      "1,,2",
-		}, "packages=1 numa=1 l3=1 cores=2 threads=2", "0-1"},
+		}, "packages=1 numa=1 l3=0 cores=2 threads=2", "0-1"}, // CPU 1's L3 has no readable set: none, as in hwloc
+		// ia64 reports its L3 with an empty map: hwloc, and the reader,
+		// take the core's CPUs.
+		{"empty cache map", map[string]string{
+			cpu + "online":                        "0-3",
+			cpu + "cpu0/topology/thread_siblings": "3", cpu + "cpu1/topology/thread_siblings": "3",
+			cpu + "cpu2/topology/thread_siblings": "c", cpu + "cpu3/topology/thread_siblings": "c",
+			cpu + "cpu0/cache/index3/level": "3", cpu + "cpu0/cache/index3/shared_cpu_map": "00000000,00000000",
+			cpu + "cpu2/cache/index3/level": "3", cpu + "cpu2/cache/index3/shared_cpu_map": "00000000",
+			cpu + "cpu2/cache/index3/shared_cpu_list": "\n",
+		}, "packages=1 numa=1 l3=2 cores=2 threads=4", "0-3"},
 		{"core_id fallback", map[string]string{
 			cpu + "online": "0-4",
 			cpu + "cpu0/topology/physical_package_id": "0", cpu + "cpu0/topology/core_id": "0",
@@ -81,6 +92,16 @@ func TestMalformedTrees(t *testing.T) {
 			"sys/fs/cgroup/cpu,cpuacct/b/cpu.cfs_quota_us":  "150000\n",
 			"sys/fs/cgroup/cpu,cpuacct/b/cpu.cfs_period_us": "100000\n",
 		}, "packages=1 numa=1 l3=0 cores=4 threads=4", "2-5"},
+		// A cgroup v1 mount with noprefix names its files as the legacy
+		// cpuset file system does (hwloc's 16em64t-4s2ca2c-cpusetreorder).
+		{"cgroup v1 noprefix", map[string]string{
+			cpu + "online":        "0-15",
+			"proc/self/cpuset":    "/job\n",
+			"proc/mounts":         "none /dev/cpuset cgroup rw,relatime,cpuset,noprefix,release_agent=/sbin/x 0 0\n",
+			"dev/cpuset/cpus":     "0-15\n",
+			"dev/cpuset/job/cpus": "2-11,13\n",
+			"dev/cpuset/job/mems": "0\n",
+		}, "packages=1 numa=1 l3=0 cores=11 threads=11", "2-11,13"},
 		{"large online list", map[string]string{cpu + "online": "0-1023"}, "packages=1 numa=1 l3=0 cores=1024 threads=1024", "0-1023"},
 		{"out of range online list", map[string]string{cpu + "online": "0-70000", cpu + "cpu0/online": "1"},
 			"packages=1 numa=1 l3=0 cores=1 threads=1", "0"},
@@ -198,7 +219,16 @@ func FuzzRead(f *testing.F) {
 		"sys/devices/system/node/node0/cpulist", "sys/devices/system/node/node0/distance",
 		"proc/self/status", "proc/self/cgroup", "proc/self/mountinfo", "sys/fs/cgroup/cpu.max",
 		"sys/fs/cgroup/cpuset.cpus.effective",
+		// Conflicting masks: packages, cores, caches and nodes that
+		// disagree with cpu0's.
+		cpu + "cpu1/topology/package_cpus", cpu + "cpu2/topology/core_siblings_list",
+		cpu + "cpu2/topology/core_cpus", cpu + "cpu1/cache/index3/level",
+		cpu + "cpu1/cache/index3/shared_cpu_list", cpu + "cpu2/cache/index3/level",
+		cpu + "cpu2/cache/index3/shared_cpu_map", cpu + "cpu1/topology/die_id",
+		cpu + "cpu1/topology/die_cpus_list", "sys/devices/system/node/node1/cpumap",
+		"sys/devices/system/node/node1/meminfo",
 	}
+	f.Add("0-3|0-3|0,2|3|0-1|0|2|3|0-1|10 20|||||||0000000f|2-3|4|3|1-3|3|c|0|0-1|c|Node 1 MemTotal: 4 kB")
 	f.Add("0-1|0-1|0|00000003|0-1|1|2|3|0-1|10|Cpus_allowed_list: 0|0::/|1 1 0:1 / /sys/fs/cgroup rw - cgroup2 x rw|max|0-1")
 	f.Add("0-3|||||||||||||||")
 	f.Add("x|y|z|")
@@ -214,7 +244,48 @@ func FuzzRead(f *testing.F) {
 		if !summaryRE.MatchString(top.Summary()) || top.Usable() < 1 {
 			t.Fatalf("Summary() = %q, Usable() = %d", top.Summary(), top.Usable())
 		}
+		checkDomains(t, top)
 		checkPlacement(t, top)
+		if top.Usable() <= 64 { // checkVictims is quadratic in the CPUs
+			checkVictims(t, top, top.Placement(top.Usable()))
+		}
 		_ = top.String()
 	})
+}
+
+// checkDomains: the domains of each level are disjoint sets of usable
+// CPUs, and every usable CPU is in exactly one core.
+func checkDomains(t *testing.T, top *Topology) {
+	t.Helper()
+	usable := toSet(top.CPUs())
+	for l := range numLevels {
+		seen := map[int]bool{}
+		for _, d := range top.Domains(l) {
+			for _, c := range d.CPUs {
+				if seen[c] || !usable[c] {
+					t.Fatalf("%v domains: CPU %d twice or not usable: %v", l, c, top.Domains(l))
+				}
+				seen[c] = true
+			}
+		}
+		if l == LevelCore && len(seen) != len(usable) {
+			t.Fatalf("cores cover %d of %d usable CPUs", len(seen), len(usable))
+		}
+	}
+}
+
+// BenchmarkReadFlat reads machines with CPUs but no topology files, where
+// every fallback hands one set to all the CPUs: the time per CPU should
+// not grow with their number.
+func BenchmarkReadFlat(b *testing.B) {
+	for _, n := range []int{1024, 8192} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			fsys := mapFS(map[string]string{"sys/devices/system/cpu/online": fmt.Sprintf("0-%d", n-1)})
+			for b.Loop() {
+				if _, err := Read(fsys); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

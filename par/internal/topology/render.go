@@ -10,9 +10,10 @@ import (
 
 // treeNode is one object of the rendered tree.
 type treeNode struct {
-	level Level // numLevels for a PU, -1 for the machine
-	id    int   // OS index, -1 when unknown
-	kind  int   // core kind, for cores
+	level Level  // numLevels for a PU, -1 for the machine
+	id    int    // OS index, -1 when unknown
+	kind  int    // core kind, for cores
+	mem   uint64 // memory size in bytes, for NUMA nodes; 0 when unknown
 	cpus  []int
 	kids  []*treeNode
 }
@@ -28,8 +29,15 @@ func (n *treeNode) label(l int, kinds int) string {
 	default:
 		s = fmt.Sprintf("%s L#%d", n.level, l)
 	}
+	var attrs []string
 	if n.id >= 0 {
-		s += fmt.Sprintf(" (P#%d)", n.id)
+		attrs = append(attrs, fmt.Sprintf("P#%d", n.id))
+	}
+	if n.mem > 0 {
+		attrs = append(attrs, formatBytes(n.mem))
+	}
+	if len(attrs) > 0 {
+		s += " (" + strings.Join(attrs, " ") + ")"
 	}
 	if n.level == LevelCore && kinds > 1 {
 		s += fmt.Sprintf(" cpukind=%d", n.kind)
@@ -58,6 +66,9 @@ func (t *Topology) tree() *treeNode {
 	for l := range numLevels {
 		for _, d := range t.Domains(l) {
 			n := &treeNode{level: l, id: d.ID, kind: t.Kind(d.CPUs[0]), cpus: d.CPUs}
+			if l == LevelNUMA {
+				n.mem = t.nodeMem[d.ID]
+			}
 			objs = append(objs, obj{n, toSet(d.CPUs)})
 		}
 	}
@@ -77,20 +88,38 @@ func (t *Topology) tree() *treeNode {
 		return cmp.Or(cmp.Compare(len(b.n.cpus), len(a.n.cpus)), cmp.Compare(a.n.level, b.n.level))
 	})
 	sets := map[*treeNode]map[int]bool{root: toSet(root.cpus)}
+	// kidOf[n][c] is the first child of n holding CPU c: a child holding
+	// an object holds its first CPU, so the descent looks at that child
+	// alone, unless children overlap (a NUMA node across packages).
+	kidOf := map[*treeNode]map[int]*treeNode{}
 	for _, o := range objs {
 		parent := root
-	descend:
 		for {
-			for _, k := range parent.kids {
-				if contains(sets[k], o.n.cpus) {
-					parent = k
-					continue descend
+			k := kidOf[parent][o.n.cpus[0]]
+			if k != nil && !contains(sets[k], o.n.cpus) {
+				k = nil
+				for _, kid := range parent.kids {
+					if contains(sets[kid], o.n.cpus) {
+						k = kid
+						break
+					}
 				}
 			}
-			break
+			if k == nil {
+				break
+			}
+			parent = k
 		}
 		parent.kids = append(parent.kids, o.n)
 		sets[o.n] = o.set
+		if kidOf[parent] == nil {
+			kidOf[parent] = map[int]*treeNode{}
+		}
+		for _, c := range o.n.cpus {
+			if kidOf[parent][c] == nil {
+				kidOf[parent][c] = o.n
+			}
+		}
 	}
 	var sortKids func(n *treeNode)
 	sortKids = func(n *treeNode) {
@@ -123,9 +152,23 @@ func (t *Topology) tree() *treeNode {
 		for at < len(parent.kids) && len(parent.kids[at].cpus) == 0 {
 			at++
 		}
-		parent.kids = slices.Insert(parent.kids, at, &treeNode{level: LevelNUMA, id: m})
+		parent.kids = slices.Insert(parent.kids, at, &treeNode{level: LevelNUMA, id: m, mem: t.nodeMem[m]})
 	}
 	return root
+}
+
+// formatBytes renders a memory size as lstopo does: in the largest of
+// KiB, MiB, GiB and TiB that leaves at least 10 of them, rounded.
+func formatBytes(n uint64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB"}
+	shift := 10
+	for i := range len(units) - 1 {
+		if n < 10<<(10*(i+2)) {
+			break
+		}
+		shift += 10
+	}
+	return fmt.Sprintf("%d%s", (n>>(shift-1)+1)>>1, units[shift/10-1])
 }
 
 // String renders the topology as a small lstopo-like tree of the usable
@@ -134,8 +177,10 @@ func (t *Topology) tree() *treeNode {
 // by " + " as lstopo's console output does. Lines before the tree give the
 // CPU counts and what restricted them; lines after it give the NUMA
 // distances and the core kinds where there is more than one. A NUMA node
-// without CPUs (MemoryNodes) is a childless "NUMANode L#i (P#n)" line
-// under the object whose CPUs it is near, or under the machine.
+// shows its memory size where sysfs gives it ("NUMANode L#0 (P#0 64GiB)");
+// one without CPUs (MemoryNodes) is a childless NUMANode line under the
+// object whose CPUs it is near, or under the machine, and has its row in
+// the distance matrix.
 func (t *Topology) String() string {
 	var b strings.Builder
 	usable := t.CPUs()

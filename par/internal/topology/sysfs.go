@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -179,6 +180,22 @@ func (r *reader) set(dir string, srcs ...source) ([]int, bool) {
 	return nil, false
 }
 
+// isEmptySet reports whether the mask or the list of src, in dir, reads as
+// an empty set.
+func (r *reader) isEmptySet(dir string, src source) bool {
+	if t, ok := r.text(path.Join(dir, src.mask)); ok {
+		if m, err := ParseCPUMap(t); err == nil && len(m) == 0 {
+			return true
+		}
+	}
+	if t, ok := r.text(path.Join(dir, src.list)); ok {
+		if l, err := ParseCPUList(t); err == nil && len(l) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // numbered lists the entries of dir named prefix followed by a decimal
 // number, and returns the numbers, sorted.
 func (r *reader) numbered(dir, prefix string) []int {
@@ -284,13 +301,16 @@ func (r *reader) readCPU(b *builder, c int) {
 	if !hasCoreID || coreID < 0 {
 		coreID = -1
 	}
-	if s, ok := r.set(top, source{"core_cpus_list", "core_cpus"}, source{"thread_siblings_list", "thread_siblings"}); ok {
+	if s, ok := r.set(top, coreSources...); ok {
 		b.report(LevelCore, c, r.sameCore(c, coreID, pkgID, pkgSet, s), coreID)
 	} else if coreID >= 0 {
 		r.coreKey[c], r.coreID[c] = [3]int{pkgKey, dieKey, coreID}, coreID
 	}
-	r.readCaches(b, c, dir+"/cache")
+	r.readCaches(b, c, dir)
 }
+
+// coreSources are the files naming a CPU's core, newest kernels first.
+var coreSources = []source{{"core_cpus_list", "core_cpus"}, {"thread_siblings_list", "thread_siblings"}}
 
 // sameCore keeps, of the siblings s of CPU c, those with c's core_id and in
 // c's package: its package mask pkgSet where there is one, else its
@@ -324,10 +344,13 @@ func (r *reader) sameCore(c, coreID, pkgID int, pkgSet, s []int) []int {
 	return out
 }
 
-// readCaches reads the L2 and L3 entries of cpuN/cache/index*.
+// readCaches reads the L2 and L3 entries of cpuN/cache/index*, dir being
+// cpuN. As in hwloc, a cache whose CPU set is empty (ia64 reports its L3
+// so) holds the CPUs of the core, and one whose set cannot be read is
+// left out.
 func (r *reader) readCaches(b *builder, c int, dir string) {
-	for _, i := range r.numbered(dir, "index") {
-		idx := fmt.Sprintf("%s/index%d", dir, i)
+	for _, i := range r.numbered(dir+"/cache", "index") {
+		idx := fmt.Sprintf("%s/cache/index%d", dir, i)
 		lvl, ok := r.int(idx + "/level")
 		if !ok || (lvl != 2 && lvl != 3) {
 			continue
@@ -343,8 +366,11 @@ func (r *reader) readCaches(b *builder, c int, dir string) {
 			continue
 		}
 		s, ok := r.set(idx, source{"shared_cpu_list", "shared_cpu_map"})
+		if !ok && r.isEmptySet(idx, source{"shared_cpu_list", "shared_cpu_map"}) {
+			s, ok = r.set(dir+"/topology", coreSources...)
+		}
 		if !ok {
-			s = []int{c}
+			continue
 		}
 		id, ok := r.int(idx + "/id")
 		if !ok {
@@ -354,23 +380,33 @@ func (r *reader) readCaches(b *builder, c int, dir string) {
 	}
 }
 
-// readNodes reads the NUMA nodes and their distances.
+// readNodes reads the NUMA nodes, their memory sizes and their distances.
+// As in hwloc's Linux backend, a node whose CPUs overlap those of a node
+// with a lower number is ignored, and a node without an online CPU (an
+// empty cpumap: CXL, HBM or persistent memory; or CPUs all offline) is
+// kept as a memory-only node, outside every CPU's domains.
 func (r *reader) readNodes(b *builder) {
 	nodes := r.numbered(nodeDir, "node")
+	taken := map[int]bool{} // CPUs of the nodes kept so far
 	for _, n := range nodes {
 		dir := fmt.Sprintf("%s/node%d", nodeDir, n)
-		s, ok := r.set(dir, source{"cpulist", "cpumap"})
-		if ok {
-			for _, c := range s {
-				if _, done := b.sets[LevelNUMA][c]; !done {
-					b.report(LevelNUMA, c, s, n)
-				}
-			}
-		} else if r.noCPU(dir) {
-			// A node with memory but no CPU (CXL, HBM or persistent
-			// memory): hwloc shows it, so it is kept, outside every
-			// CPU's domains.
+		s, ok := r.nodeCPUs(dir)
+		switch {
+		case !ok:
+		case slices.ContainsFunc(s, func(c int) bool { return taken[c] }):
+			b.note(fmt.Sprintf("NUMA node %d overlaps a lower-numbered node; ignored", n))
+		case !slices.ContainsFunc(s, func(c int) bool { return b.online[c] }):
 			b.memNodes = append(b.memNodes, n)
+		default:
+			for _, c := range s {
+				taken[c] = true
+				b.report(LevelNUMA, c, s, n)
+			}
+		}
+		if ok {
+			if m, ok := r.nodeMemory(dir); ok {
+				b.nodeMem[n] = m
+			}
 		}
 		// Row n of the matrix lists the distances to the nodes in
 		// increasing order of their numbers.
@@ -387,19 +423,43 @@ func (r *reader) readNodes(b *builder) {
 	}
 }
 
-// noCPU reports whether the NUMA node directory dir says the node has no
-// CPU: its cpulist, else its cpumap, reads as an empty set. A node whose
-// files are missing or malformed is not a memory-only node.
-func (r *reader) noCPU(dir string) bool {
-	if s, ok := r.text(dir + "/cpulist"); ok {
-		l, err := ParseCPUList(s)
-		return err == nil && len(l) == 0
-	}
+// nodeCPUs reads the CPUs of the NUMA node directory dir: its cpumap, else
+// its cpulist, as read (offline CPUs included), possibly empty. ok is false
+// where neither can be parsed: hwloc then ignores the node.
+func (r *reader) nodeCPUs(dir string) (cpus []int, ok bool) {
 	if s, ok := r.text(dir + "/cpumap"); ok {
-		l, err := ParseCPUMap(s)
-		return err == nil && len(l) == 0
+		if l, err := ParseCPUMap(s); err == nil {
+			return l, true
+		}
 	}
-	return false
+	if s, ok := r.text(dir + "/cpulist"); ok {
+		if l, err := ParseCPUList(s); err == nil {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// nodeMemory reads the MemTotal line of a NUMA node's meminfo ("Node 2
+// MemTotal:  67108864 kB") and returns it in bytes.
+func (r *reader) nodeMemory(dir string) (uint64, bool) {
+	s, ok := r.text(dir + "/meminfo")
+	if !ok {
+		return 0, false
+	}
+	_, rest, ok := strings.Cut(s, "MemTotal:")
+	if !ok {
+		return 0, false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 2 || f[1] != "kB" {
+		return 0, false
+	}
+	kb, err := strconv.ParseUint(f[0], 10, 64)
+	if err != nil || kb > math.MaxUint64>>10 {
+		return 0, false
+	}
+	return kb << 10, true
 }
 
 // readKinds ranks the core kinds of a hybrid machine: Intel's cpu_core and

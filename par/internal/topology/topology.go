@@ -67,12 +67,13 @@ type Topology struct {
 	// dist holds NUMA distances keyed by node ids; missing pairs are
 	// unknown.
 	dist     map[[2]int]int
-	memNodes []int   // NUMA nodes without CPUs (memory only), sorted
-	kinds    int     // number of distinct core kinds (at least 1)
-	offline  []int   // present but not online
-	affinity []int   // affinity mask, nil when unknown
-	cpuset   []int   // cgroup cpuset, nil when none
-	quota    float64 // cgroup CPU quota in CPUs, 0 when none
+	memNodes []int          // NUMA nodes without CPUs (memory only), sorted
+	nodeMem  map[int]uint64 // NUMA node -> memory size in bytes, where known
+	kinds    int            // number of distinct core kinds (at least 1)
+	offline  []int          // present but not online
+	affinity []int          // affinity mask, nil when unknown
+	cpuset   []int          // cgroup cpuset, nil when none
+	quota    float64        // cgroup CPU quota in CPUs, 0 when none
 	flat     bool
 	notes    []string // fallbacks taken while reading, for String
 	spread   []int    // usable CPU ids in spread order
@@ -140,7 +141,10 @@ func (t *Topology) Quota() float64 { return t.quota }
 func (t *Topology) IsFlat() bool { return t.flat }
 
 // Domains returns the domains of level l that hold at least one usable CPU,
-// each with its usable CPUs, in order of their lowest CPU id.
+// each with its usable CPUs, in order of their lowest CPU id. The domains
+// of a level are disjoint; a CPU may be in none of them (a machine without
+// L3, or conflicting reports: see the package documentation), except at
+// LevelCore, where every CPU is in one.
 func (t *Topology) Domains(l Level) []Domain {
 	if l < 0 || l >= numLevels {
 		return nil
@@ -161,8 +165,9 @@ func (t *Topology) Domains(l Level) []Domain {
 }
 
 // Kind returns the rank of CPU id's core kind: 0 for the slowest kind
-// (efficiency cores), up to Kinds()-1 for the fastest (performance cores). A machine with one kind of core has rank 0 everywhere. An
-// unknown id gets -1.
+// (efficiency cores), up to Kinds()-1 for the fastest (performance cores).
+// A machine with one kind of core has rank 0 everywhere. An unknown id gets
+// -1.
 func (t *Topology) Kind(id int) int {
 	i, ok := t.index[id]
 	if !ok {
@@ -187,13 +192,20 @@ func (t *Topology) Distance(a, b int) (int, bool) {
 // orders ignore them.
 func (t *Topology) MemoryNodes() []int { return slices.Clone(t.memNodes) }
 
+// NodeMemory returns the memory size of NUMA node n in bytes, as its
+// sysfs meminfo gives it (MemTotal), and false where that is unknown.
+func (t *Topology) NodeMemory(n int) (uint64, bool) {
+	m, ok := t.nodeMem[n]
+	return m, ok
+}
+
 // Summary returns exactly "packages=N numa=N l3=N cores=N threads=N",
 // counting the packages, NUMA nodes, L3 domains and cores that hold at least
 // one usable CPU, and the usable CPUs (hardware threads). The one exception
 // is that numa also counts the memory-only nodes (MemoryNodes), whose memory
-// is usable although they hold no CPU: it counts every NUMA node hwloc
-// shows. It does not apply the CPU quota, which limits how many CPUs run at
-// once but not which.
+// is usable although they hold no CPU, as hwloc counts them. It does not
+// apply the CPU quota, which limits how many CPUs run at once but not
+// which.
 func (t *Topology) Summary() string {
 	return fmt.Sprintf("packages=%d numa=%d l3=%d cores=%d threads=%d",
 		len(t.Domains(LevelPackage)), len(t.Domains(LevelNUMA))+len(t.memNodes), len(t.Domains(LevelL3)),
