@@ -115,17 +115,17 @@ type runner interface {
 // core is what the scheduler needs of any call's frame, whatever its type.
 type core struct {
 	pool     *Pool
-	owner    *slot          // the slot of the goroutine that made the call
-	solo     bool           // the pool shrank to parallelism 1: run every piece whole, untimed
-	early    earlyMode      // how pieces offer work before their first grain (offer.go)
-	minGrain int64          // the Grain hint, at least 1
-	grain    atomic.Int64   // learned iterations per grain (grain.go)
-	costMt   atomic.Int64   // learned cost of one iteration, in 1/1000 ticks; 0: not measured yet
-	stop     atomic.Bool    // no new grains: set on panic, error, cancellation or Goexit (stop.go)
-	finished atomic.Bool    // the root join completed on another slot than the owner's
-	ownDone  bool           // the root join completed on the owner's slot before it waited (owner-only)
-	waiting  bool           // the owner is in wait (owner-only)
-	thief    atomic.Int32   // id+1 of the last slot that stole a piece
+	owner    *slot        // the slot of the goroutine that made the call
+	solo     bool         // the pool shrank to parallelism 1: run every piece whole, untimed
+	early    earlyMode    // how pieces offer work before their first grain (offer.go)
+	minGrain int64        // the Grain hint, at least 1
+	grain    atomic.Int64 // learned iterations per grain (grain.go)
+	costMt   atomic.Int64 // learned cost of one iteration, in 1/1000 ticks; 0: not measured yet
+	stop     atomic.Bool  // no new grains: set on panic, error, cancellation or Goexit (stop.go)
+	finished atomic.Bool  // the root join completed on another slot than the owner's
+	ownDone  bool         // the root join completed on the owner's slot before it waited (owner-only)
+	waiting  bool         // the owner is in wait (owner-only)
+	thief    atomic.Int32 // id+1 of the last slot that stole a piece
 	pe       atomic.Pointer[PanicError]
 	progress *atomic.Int64  // Track's count of items done, or nil
 	prefix   []int64        // Weighted's prefix sums, or nil: every index weighs 1

@@ -89,8 +89,8 @@ func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next 
 
 // watch is what a plain run watches between chunks.
 type watch struct {
-	s     *slot        // a plain nested call: hand over once s's deque is empty
-	crowd *crowdWatch  // a crowded call: hand over once the crowd has left
+	s     *slot       // a plain nested call: hand over once s's deque is empty
+	crowd *crowdWatch // a crowded call: hand over once the crowd has left
 }
 
 // still reports whether the run goes on plainly after ran indices, and

@@ -131,7 +131,9 @@ func TestWeightedCalls(t *testing.T) {
 		{"length", func() { For(3, func(int) {}, Weighted([]int64{1, 2})) }},
 		{"Join", func() { Join(func() {}, func() {}, Weighted(nil)) }},
 		{"Blocking", func() { For(2, func(int) {}, Weighted([]int64{1, 2}), Blocking(2)) }},
-		{"Deterministic", func() { ReduceRange(2, 0, func(lo, hi int) int { return 0 }, func(a, b int) int { return a }, Weighted([]int64{1, 2}), Deterministic()) }},
+		{"Deterministic", func() {
+			ReduceRange(2, 0, func(lo, hi int) int { return 0 }, func(a, b int) int { return a }, Weighted([]int64{1, 2}), Deterministic())
+		}},
 	} {
 		func() {
 			defer func() {
