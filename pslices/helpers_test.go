@@ -2,8 +2,8 @@ package pslices_test
 
 import (
 	"math"
-	"os"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 
@@ -28,10 +28,9 @@ func lengths(t testing.TB) []int {
 func long() bool { return os.Getenv("PSLICES_LONG") == "1" }
 
 // skipBig reports whether a test at length n and this shape is left to the
-// long run: at 2^20 and more, only random and few-distinct data are tried
-// by default.
+// long run: at 2^20 and more, only random data is tried by default.
 func skipBig(n int, shape string) bool {
-	return n >= 1<<20 && !long() && shape != "random" && shape != "few"
+	return n >= 1<<20 && !long() && shape != "random"
 }
 
 // shapes are the inputs the tests try at each length.
