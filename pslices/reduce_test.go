@@ -3,6 +3,7 @@ package pslices_test
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -131,6 +132,35 @@ func TestScanFloatsReproducible(t *testing.T) {
 				t.Fatalf("Scan of floats on %d opts gave other bits than on the default pool", len(o))
 			}
 		}
+	}
+}
+
+// At GOMAXPROCS 1 the default pool's Scan is the sequential loop; with
+// Deterministic it groups as at any other parallelism.
+func TestScanAtOneProc(t *testing.T) {
+	in := floats("random", 1<<17+3, 5)
+	for i := range in {
+		if math.IsNaN(in[i]) || math.IsInf(in[i], 0) {
+			in[i] = 0.3
+		}
+	}
+	add := func(a, b float64) float64 { return a + b }
+	det := slices.Clone(in)
+	pslices.Scan(det, add, par.Deterministic())
+	seq := slices.Clone(in)
+	for i := 1; i < len(seq); i++ {
+		seq[i] = seq[i-1] + seq[i]
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one := slices.Clone(in)
+	pslices.Scan(one, add)
+	if !slices.Equal(one, seq) {
+		t.Fatal("Scan at GOMAXPROCS 1 differs from the sequential loop")
+	}
+	oneDet := slices.Clone(in)
+	pslices.Scan(oneDet, add, par.Deterministic())
+	if !slices.Equal(oneDet, det) {
+		t.Fatal("Scan with Deterministic at GOMAXPROCS 1 differs from Scan with Deterministic at GOMAXPROCS > 1")
 	}
 }
 

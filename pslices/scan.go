@@ -1,6 +1,10 @@
 package pslices
 
-import "github.com/parloop/parloop/par"
+import (
+	"runtime"
+
+	"github.com/parloop/parloop/par"
+)
 
 // Scan replaces each element of s with the combination of it and every
 // element before it, in place: s[i] becomes
@@ -11,12 +15,18 @@ import "github.com/parloop/parloop/par"
 // be commutative. The work runs in one chained pass over blocks of s (see
 // the package doc), each block read once from memory.
 //
-// The grouping of the operations depends on len(s) and the size of E alone,
-// so the result is bitwise the same on every run, on every pool and at every
-// parallelism, floating-point op included; for an op that is associative
-// only up to rounding (floating-point addition) it can differ in the last
-// bits from the sequential loop's. Deterministic is accepted and changes
-// nothing. A panic in op reaches the caller as a *par.PanicError, with s
+// A parallel scan calls op about twice per element (a block's sum, then the
+// scan of the block), so it beats the sequential loop only from about three
+// workers on when op, not memory, is the cost; on the default pool at
+// GOMAXPROCS 1, Scan is the sequential loop.
+//
+// The grouping of the operations depends on len(s) and the size of E alone
+// (and, on the default pool, on whether GOMAXPROCS is 1), so the result is
+// bitwise the same on every run and every pool of any parallelism above 1,
+// floating-point op included; with Deterministic, at parallelism 1 too. For
+// an op that is associative only up to rounding (floating-point addition)
+// the blocked grouping can differ in the last bits from the sequential
+// loop's. A panic in op reaches the caller as a *par.PanicError, with s
 // partly scanned. It panics if op is nil.
 func Scan[S ~[]E, E any](s S, op func(a, b E) E, opts ...par.Option) {
 	c := options("Scan", opts)
@@ -52,7 +62,7 @@ func ScanExclusive[S ~[]E, E any](s S, init E, op func(a, b E) E, opts ...par.Op
 // init). It returns the total.
 func scan[E any](s []E, init E, exclusive bool, op func(a, b E) E, c config) E {
 	size := chainBlock[E]()
-	if len(s) <= 2*size {
+	if len(s) <= 2*size || !c.deterministic && c.pool == nil && runtime.GOMAXPROCS(0) == 1 {
 		return scanBlock(s, init, exclusive, !exclusive, op)
 	}
 	blocks := (len(s) + size - 1) / size
