@@ -88,7 +88,7 @@ func floats(shape string, n int, seed uint64) []float64 {
 type rec struct {
 	key int
 	id  int
-	pad [6]int
+	_   [6]int // to 64 bytes
 }
 
 func recs(shape string, n int, seed uint64) []rec {
