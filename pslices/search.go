@@ -12,6 +12,11 @@ import (
 // in parallel, in index order, with early exit (see the package doc).
 func Index[S ~[]E, E comparable](s S, v E, opts ...par.Option) int {
 	c := options("Index", opts)
+	return indexOf(s, v, false, c)
+}
+
+// indexOf is Index, and Contains with anyHit.
+func indexOf[E comparable](s []E, v E, anyHit bool, c config) int {
 	head := min(len(s), firstChunk)
 	for i := range head {
 		if s[i] == v {
@@ -28,7 +33,7 @@ func Index[S ~[]E, E comparable](s S, v E, opts ...par.Option) int {
 			}
 		}
 		return -1
-	}, false, c)
+	}, anyHit, c)
 }
 
 // IndexFunc returns the first index i satisfying f(s[i]), or -1 if none do.
@@ -38,6 +43,11 @@ func IndexFunc[S ~[]E, E any](s S, f func(E) bool, opts ...par.Option) int {
 	c := options("IndexFunc", opts)
 	mustFunc("IndexFunc", "f", f == nil)
 	defer wrapPanic()
+	return indexFunc(s, f, false, c)
+}
+
+// indexFunc is IndexFunc, and ContainsFunc with anyHit.
+func indexFunc[E any](s []E, f func(E) bool, anyHit bool, c config) int {
 	head := min(len(s), firstChunk)
 	for i := range head {
 		if f(s[i]) {
@@ -54,29 +64,13 @@ func IndexFunc[S ~[]E, E any](s S, f func(E) bool, opts ...par.Option) int {
 			}
 		}
 		return -1
-	}, false, c)
+	}, anyHit, c)
 }
 
 // Contains reports whether v is present in s. It stops at any occurrence.
 func Contains[S ~[]E, E comparable](s S, v E, opts ...par.Option) bool {
 	c := options("Contains", opts)
-	head := min(len(s), firstChunk)
-	for i := range head {
-		if s[i] == v {
-			return true
-		}
-	}
-	if head == len(s) {
-		return false
-	}
-	return find(len(s), func(lo, hi int) int {
-		for i, x := range s[lo:hi] {
-			if x == v {
-				return lo + i
-			}
-		}
-		return -1
-	}, true, c) >= 0
+	return indexOf(s, v, true, c) >= 0
 }
 
 // ContainsFunc reports whether at least one element e of s satisfies f(e).
@@ -86,23 +80,7 @@ func ContainsFunc[S ~[]E, E any](s S, f func(E) bool, opts ...par.Option) bool {
 	c := options("ContainsFunc", opts)
 	mustFunc("ContainsFunc", "f", f == nil)
 	defer wrapPanic()
-	head := min(len(s), firstChunk)
-	for i := range head {
-		if f(s[i]) {
-			return true
-		}
-	}
-	if head == len(s) {
-		return false
-	}
-	return find(len(s), func(lo, hi int) int {
-		for i, x := range s[lo:hi] {
-			if f(x) {
-				return lo + i
-			}
-		}
-		return -1
-	}, true, c) >= 0
+	return indexFunc(s, f, true, c) >= 0
 }
 
 // Equal reports whether two slices are equal: the same length and all
