@@ -69,7 +69,7 @@ func TestIndexNaN(t *testing.T) {
 // match at 1/4 of a long slice, f sees well under the whole slice.
 func TestIndexFuncStopsAfterMatch(t *testing.T) {
 	n := 1 << 22
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 1 << 20
 	}
 	x := make([]int, n)

@@ -92,7 +92,7 @@ func TestSortStableFuncEqualsSlices(t *testing.T) {
 // elements: the splits depend on the length alone.
 func TestSortFuncSameOnEveryPool(t *testing.T) {
 	n := 1<<20 + 5
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 1 << 17
 	}
 	var first []rec
@@ -103,6 +103,18 @@ func TestSortFuncSameOnEveryPool(t *testing.T) {
 			first = x
 		} else if !slices.Equal(first, x) {
 			t.Fatalf("SortFunc on %d opts: equal elements in another order than on the default pool", len(opts))
+		}
+	}
+}
+
+// The parallel partition (ranges of 2^20 and more), under the race detector
+// too, where the other tests stay below it.
+func TestSortParallelPartition(t *testing.T) {
+	for _, shape := range []string{"random", "few"} {
+		x := ints(shape, 1<<20+5, 21)
+		pslices.Sort(x)
+		if !slices.IsSorted(x) {
+			t.Fatalf("Sort(%s, 2^20+5) did not sort", shape)
 		}
 	}
 }
