@@ -3,6 +3,7 @@ package pslices
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/parloop/parloop/par"
@@ -34,7 +35,10 @@ import (
 // the chain broken, and waiting bodies then stop, so par can hand the panic
 // to the caller. The carry is written before its link's state is stored,
 // and read after the state is loaded (sync/atomic's operations are
-// sequentially consistent), so a waiter sees the carry whole.
+// sequentially consistent), so a waiter sees the carry whole. A waiter
+// spins, then yields to other goroutines, then sleeps in short steps, so
+// that on a machine with more runnable threads than CPUs it does not hold a
+// CPU the predecessor's thread needs.
 
 const chainBytes = 32 << 10
 
@@ -86,7 +90,12 @@ func (ch *chain[C]) wait(b int) (C, bool) {
 			var zero C
 			return zero, false
 		}
-		if spins >= 64 {
+		switch {
+		case spins >= 1024:
+			// The predecessor's thread is likely descheduled (a machine
+			// busier than its CPUs): give the CPU back to the OS.
+			time.Sleep(20 * time.Microsecond)
+		case spins >= 64:
 			runtime.Gosched()
 		}
 	}
