@@ -1,0 +1,5 @@
+//go:build race
+
+package pslices_test
+
+const raceEnabled = true

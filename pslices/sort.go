@@ -1,0 +1,206 @@
+package pslices
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/parloop/parloop/par"
+)
+
+// The unstable sorts: a parallel quicksort whose leaves are slices' pdqsort.
+//
+// A range longer than leafLen is split around a pivot (the median of a
+// spread sample) and its two sides sorted in parallel with par.Join; a
+// range of leafLen or fewer is sorted by slices.Sort or slices.SortFunc on
+// the worker that holds it. The split of a range of partitionParLen or more
+// is itself parallel (partition.go), so the first levels, where there are
+// fewer ranges than workers, do not run on one core. Everything moves by
+// swaps, in place: the extra memory is the stack of the recursion, O(log n)
+// frames, and a small table per parallel split.
+//
+// As in pdqsort, a range whose lower bound (the previous pivot on its
+// left) equals its new pivot holds nothing smaller than the pivot: it is
+// split into the elements equal to the pivot, which are done, and the
+// greater ones. So a slice with few distinct values costs about one pass
+// per distinct value, not log n passes. A split that leaves less than 1/8
+// on one side is bad; after log2(n) bad splits on one path, that range is
+// handed to slices' pdqsort, whose worst case is O(n log n).
+//
+// Before any of this, a sorted slice is returned as it is and a
+// non-increasing one reversed, each found in a parallel pass that stops at
+// the first element out of that order (for random data, at the second or
+// third element).
+
+const (
+	sortCutoff      = 1 << 13 // slices shorter than this are sorted by slices on the caller
+	leafLen         = 1 << 13 // ranges this short are sorted by slices on one worker
+	partitionParLen = 1 << 20 // ranges this long are split in parallel
+)
+
+// Sort sorts a slice of any ordered type in ascending order. When sorting
+// floating-point numbers, NaNs are ordered before other values. The sort is
+// not stable, and runs in place with O(log n) extra memory.
+func Sort[S ~[]E, E cmp.Ordered](x S, opts ...par.Option) {
+	c := options("Sort", opts)
+	if len(x) <= sortCutoff {
+		slices.Sort(x)
+		return
+	}
+	if firstDescent(x, c) < 0 {
+		return
+	}
+	if firstNotDescending(x, c) < 0 {
+		reverse(x, c)
+		return
+	}
+	q := quicksort[E, orderedKernel[E]]{c: c}
+	q.sort(x, nil, bits(len(x)))
+}
+
+// SortFunc sorts the slice x in ascending order as determined by the cmp
+// function. This sort is not guaranteed to be stable. cmp(a, b) should
+// return a negative number when a < b, a positive number when a > b and zero
+// when a == b or a and b are incomparable in the sense of a strict weak
+// ordering. cmp may be called from several goroutines at once.
+//
+// SortFunc requires that cmp is a strict weak ordering, as slices.SortFunc
+// does. A panic in cmp reaches the caller as a *par.PanicError, with x a
+// permutation of its input. It panics if cmp is nil.
+func SortFunc[S ~[]E, E any](x S, cmp func(a, b E) int, opts ...par.Option) {
+	c := options("SortFunc", opts)
+	mustFunc("SortFunc", "cmp", cmp == nil)
+	defer wrapPanic()
+	if len(x) <= sortCutoff {
+		slices.SortFunc(x, cmp)
+		return
+	}
+	if firstDescentFunc(x, cmp, 0, c) < 0 {
+		return
+	}
+	if firstDescentFunc(x, func(a, b E) int { return cmp(b, a) }, 0, c) < 0 {
+		reverse(x, c)
+		return
+	}
+	q := quicksort[E, funcKernel[E]]{k: funcKernel[E]{cmp}, c: c}
+	q.sort(x, nil, bits(len(x)))
+}
+
+// firstNotDescending returns some i with x[i-1] < x[i], or -1 if x is
+// non-increasing.
+func firstNotDescending[E cmp.Ordered](x []E, c config) int {
+	head := min(len(x), firstChunk)
+	for i := 1; i < head; i++ {
+		if cmp.Less(x[i-1], x[i]) {
+			return i
+		}
+	}
+	if head == len(x) {
+		return -1
+	}
+	return find(len(x), func(lo, hi int) int {
+		for i := max(lo, 1); i < hi; i++ {
+			if cmp.Less(x[i-1], x[i]) {
+				return i
+			}
+		}
+		return -1
+	}, true, c)
+}
+
+// reverse reverses x in parallel.
+func reverse[E any](x []E, c config) {
+	half := len(x) / 2
+	par.ForRange(half, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			j := len(x) - 1 - i
+			x[i], x[j] = x[j], x[i]
+		}
+	}, c.pool...)
+}
+
+// bits returns the number of bits needed to represent n.
+func bits(n int) int {
+	b := 0
+	for ; n > 0; n >>= 1 {
+		b++
+	}
+	return b
+}
+
+// kernel is what the quicksort needs of an element type: its order, a
+// sequential partition and a leaf sort. Its methods are called through the
+// instantiation's dictionary, once per range or block, so their loops keep
+// the element type's own comparisons (inlined < for ordered types).
+type kernel[E any] interface {
+	less(a, b E) bool
+	// partition moves the elements of x that go left of pivot p (x < p, or
+	// x <= p with orEqual) to its front, by swaps, and returns their number.
+	partition(x []E, p E, orEqual bool) int
+	sort(x []E)
+}
+
+type orderedKernel[E cmp.Ordered] struct{}
+
+func (orderedKernel[E]) less(a, b E) bool { return cmp.Less(a, b) }
+func (orderedKernel[E]) sort(x []E)       { slices.Sort(x) }
+
+// partition is a branchless Lomuto partition: every element is swapped
+// with the first right one and the boundary advances by the comparison's
+// result, so random data costs no mispredicted branches.
+func (orderedKernel[E]) partition(x []E, p E, orEqual bool) int {
+	k := 0
+	if orEqual {
+		for i := range x {
+			e := x[i]
+			x[i] = x[k]
+			x[k] = e
+			inc := 0
+			if !cmp.Less(p, e) {
+				inc = 1
+			}
+			k += inc
+		}
+		return k
+	}
+	for i := range x {
+		e := x[i]
+		x[i] = x[k]
+		x[k] = e
+		inc := 0
+		if cmp.Less(e, p) {
+			inc = 1
+		}
+		k += inc
+	}
+	return k
+}
+
+type funcKernel[E any] struct{ cmp func(a, b E) int }
+
+func (k funcKernel[E]) less(a, b E) bool { return k.cmp(a, b) < 0 }
+func (k funcKernel[E]) sort(x []E)       { slices.SortFunc(x, k.cmp) }
+
+// partition is Hoare's: it swaps only misplaced pairs, since elements
+// compared through a function are often large and a swap then costs more
+// than a mispredicted branch.
+func (k funcKernel[E]) partition(x []E, p E, orEqual bool) int {
+	limit := 0 // left: cmp(e, p) < limit
+	if orEqual {
+		limit = 1
+	}
+	i, j := 0, len(x)-1
+	for {
+		for i <= j && k.cmp(x[i], p) < limit {
+			i++
+		}
+		for i <= j && k.cmp(x[j], p) >= limit {
+			j--
+		}
+		if i >= j {
+			return i
+		}
+		x[i], x[j] = x[j], x[i]
+		i++
+		j--
+	}
+}
