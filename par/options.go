@@ -23,7 +23,7 @@ type Option struct {
 	blocking      int
 	deterministic bool
 	progress      *Progress
-	weights       []int64 // prefix sums
+	weights       *[]int64 // prefix sums (a pointer: an Option is comparable)
 }
 
 // On runs the call on pool p instead of the default pool (or, for a call made
@@ -91,7 +91,7 @@ func Weighted(w []int64) Option {
 		}
 		prefix[i+1] = prefix[i] + x
 	}
-	return Option{weights: prefix}
+	return Option{weights: &prefix}
 }
 
 // What a verb accepts besides On (makeSpec's allow argument).
@@ -142,7 +142,7 @@ func makeSpec(verb string, allow int, opts []Option, n int) (sp spec, determinis
 		case o.progress != nil:
 			opt, name, progress = allowTrack, "Track", o.progress
 		case o.weights != nil:
-			opt, name, sp.prefix = allowWeighted, "Weighted", o.weights
+			opt, name, sp.prefix = allowWeighted, "Weighted", *o.weights
 		default:
 			panic("par: " + verb + ": the zero Option is not an option; use On, Grain, Blocking, Deterministic, Track or Weighted")
 		}

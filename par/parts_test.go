@@ -46,7 +46,7 @@ func TestCutMakesEqualParts(t *testing.T) {
 			w[i] = 1 + rng.Int64N(1000)
 			maxW = max(maxW, w[i])
 		}
-		c := &core{prefix: Weighted(w).weights}
+		c := &core{prefix: *Weighted(w).weights}
 		k := 3 + rng.IntN(min(n-2, 14))
 		share := c.units(0, int64(n)) / int64(k)
 		cur, hi := 0, n

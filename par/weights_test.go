@@ -10,7 +10,7 @@ import (
 // Catches: a weighted split that halves the count instead of the weight,
 // cuts an empty half, or a grain that overruns its weight or stops short.
 func TestWeightedMidpointAndGrain(t *testing.T) {
-	mk := func(w ...int64) *core { return &core{prefix: Weighted(w).weights} }
+	mk := func(w ...int64) *core { return &core{prefix: *Weighted(w).weights} }
 	cases := []struct {
 		w       []int64
 		lo, hi  int
@@ -76,7 +76,7 @@ func TestWeightedMidpointAndGrain(t *testing.T) {
 // understate costs merge many expensive items into one grain nobody can
 // take.
 func TestWeightedGrainDoublesAtMost(t *testing.T) {
-	c := &core{prefix: Weighted(make([]int64, 100)).weights} // all weight 0: the weight alone would take everything
+	c := &core{prefix: *Weighted(make([]int64, 100)).weights} // all weight 0: the weight alone would take everything
 	pc := pacer{grain: 1 << 40}
 	cur, want := int64(0), int64(1)
 	for cur < 100 {
