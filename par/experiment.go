@@ -34,7 +34,6 @@ type experiment struct {
 var experimentSettings = map[string]func(*experiment){
 	"victims=nearest": func(e *experiment) { e.victims = victimNearest },
 	"victims=random":  func(e *experiment) { e.victims = victimRandom },
-	"victims=longest": func(e *experiment) { e.victims = victimLongest },
 	"backoff=off":     func(e *experiment) { e.noBackoff = true },
 	"threads=locked":  func(e *experiment) { e.locked = true },
 	"spinners=all":    func(e *experiment) { e.allSpin = true },

@@ -12,7 +12,7 @@ import (
 // simulation, and a few looks at the scheduler's state.
 
 // VictimsForTest returns a PoolOption that sets the victim order: "nearest",
-// "random" or "longest".
+// or "random".
 func VictimsForTest(order string) PoolOption {
 	e, err := parseExperiment("victims=" + order)
 	if err != nil {

@@ -1,87 +1,63 @@
 package par
 
-// When work is offered to thieves. steal.go decides where idle workers take
-// it from; this file decides when a running call gives it: lazy splits
-// after a grain, early offers before the first one, splits for several idle
-// workers at once, and cuts of a piece behind a long grain with the kicks
-// that make sleepers look at them.
+// When work is offered to thieves (steal.go decides where idle workers take
+// it from): lazy splits after a grain, early offers before the first one,
+// splits for several idle workers at once, and cuts of a piece behind a
+// long grain, with the kicks that make sleepers look at them. Why each
+// exists, and what it was measured to gain, is in docs/DESIGN.md.
 //
-// Lazy binary splitting. A piece runs a grain, then looks for demand: if
-// its slot's deque is empty (nobody can steal from it) and the rest is
-// worth a split, it splits the rest in half, pushes the upper half and goes
-// on with the lower one (Tzannes, Caragea, Barua, Vishkin, "Lazy Binary
-// Splitting", PPoPP 2010). So work is offered only when and where some
-// worker could take it. A split must be worth splitMinNs of work, or
-// splitWakeNs when a sleeping worker would have to be woken for it, so a
-// tiny loop never splits and never wakes anyone. Nor does any loop while at
-// least P callers are inside calls, or the Go scheduler has goroutines
-// waiting for a P (saturation.go): the callers keep the CPUs busy already,
-// and the piece's grains stretch instead (grain.go).
+// Lazy binary splitting (Tzannes et al., PPoPP 2010). After each grain a
+// piece looks for demand: if its slot's deque is empty and the rest is
+// worth a split (splitMinNs of work; splitWakeNs if a sleeper must be woken
+// for it), it pushes the upper half of its rest and goes on with the
+// lower. Nothing splits while at least P callers are inside calls or the
+// Go scheduler has goroutines waiting for a P (saturation.go): the pieces'
+// grains stretch instead (grain.go). With k > 1 idle workers the rest is
+// cut into k+1 parts of equal weight instead, each worth splitWakeNs, and
+// the sleepers among the k woken together (offerParts).
 //
-// Several idle workers. When k > 1 workers are idle at a split (sleeping or
-// spinning, at most the pool's workers), the rest is cut into k+1 parts of
-// equal weight, k of them pushed and the sleepers among the k woken
-// together (offerParts); each part must still be worth splitWakeNs. A
-// binary split feeds one idle worker per grain of its owner, and each
-// thief must run a grain of its half before it can split it again.
+// Early offers, before the first grain, while the cost is unknown (shape
+// picks the mode once per call):
+//   - few items: a call from outside over at most fewPerWorker items per
+//     worker splits down to single items and wakes a sleeper per piece, so
+//     n equal items take ceil(n/P) rounds;
+//   - nested calls: a call made inside a body pushes its upper half if its
+//     slot's deque is empty and somebody could take it, since its first
+//     item may be a whole subtree of a recursive walk.
 //
-// Early offers. Lazy splitting offers work after a grain, once the cost is
-// known; twice that is too late, and a piece splits before its first grain
-// (offerEarly, the mode chosen once per call by shape):
-//   - few items: a call from outside the pool over at most fewPerWorker
-//     items per worker is taken to be expensive (nobody parallelises a
-//     handful of trivial items); its pieces split down to single items
-//     before running, thieves split their halves the same way, and as many
-//     sleepers are woken as there are pieces, so n equal items take
-//     ceil(n/P) rounds.
-//   - nested calls: a call made inside a body pushes its upper half before
-//     its first item if its slot's deque is empty and somebody could take
-//     it (a worker sleeps or spins, or a thief asked). Its first item may be
-//     a whole subtree of a recursive walk, which would otherwise hide the
-//     rest of every level.
-// A root call over many items never offers early: its first grain is
-// short, and an offer would wake a sleeper for a loop that ends first.
-//
-// Cuts. The part of a piece behind a running grain stays hidden until the
-// grain ends; when the grain is long (an item of 20 ms first in a loop of
-// cheap ones), workers that run dry meanwhile would wait for it. Around a
-// grain that may be long (a piece's first grain while the call's cost is
-// unknown, or one expected to take cutMinNs) the owner opens its slot's cut
-// point, and a thief that found every deque empty may cut the upper half of
-// the rest (cutFrom). The protocol:
+// Cuts. Around a grain that may be long (a piece's first grain while the
+// cost is unknown, or one expected to take cutMinNs) the owner opens its
+// slot's cut point, and a thief that found every deque empty may cut the
+// upper half of the rest (cutFrom). The protocol:
 //
 //	owner, open:  write t, next, opened, frame; state.Store(open).
 //	owner, grain: run [cur, next), touching nothing of t.
 //	owner, close: CAS(open, closed), spinning while the state is cutting
-//	              (a cut takes well under a microsecond; after 64 tries it
-//	              yields, for a thief descheduled mid-cut). Afterwards t.hi,
-//	              t.parent and t.side are the owner's again, and may have
-//	              changed.
+//	              (after 64 tries it yields, for a thief descheduled
+//	              mid-cut). Afterwards t.hi, t.parent and t.side are the
+//	              owner's again, and may have changed.
 //	thief:        CAS(open, cutting); if the grain has run cutAgeNs, the
 //	              piece is of the pool and of the thief's tree, and the rest
 //	              is worth a split, detach its upper half under a new join,
-//	              exactly as the owner's own split would; state.Store(open).
+//	              as the owner's own split would; state.Store(open).
 //
 // Only the thief that moved the state from open to cutting writes t, and
-// the owner reads t only after its own CAS from open to closed, which
-// cannot succeed while the state is cutting; the thief's writes happen
-// before its Store(open), which the owner's CAS observes (sync/atomic is
-// sequentially consistent), and likewise the owner's writes of the point
-// before the thief's CAS. t is not freed while the point is open: the
-// owner frees a piece only after closing it, and a grain that panics
-// closes it first thing (frame.go, iterate). The cut join is an ordinary
-// split's: the owner's part arrives as its left child, the cut part as its
-// right, so reductions still combine in index order. A piece run inside an
-// open grain of its slot (a nested call's) leaves the point alone: the
-// outer rest, the larger, stays offered.
+// the owner reads t only after its CAS from open to closed, which cannot
+// succeed while the state is cutting; the thief's writes happen before its
+// Store(open), which the owner's CAS observes (sync/atomic is sequentially
+// consistent), and likewise the owner's writes of the point before the
+// thief's CAS. t is not freed while the point is open: the owner frees a
+// piece only after closing it, and a grain that panics closes it first
+// (frame.go, iterate). The cut join is an ordinary split's, so reductions
+// still combine in index order. A piece run inside an open grain of its
+// slot (a nested call's) leaves the point alone: the outer rest, the
+// larger, stays offered.
 //
-// Kicks. A cut point is seen only by a worker that looks, and one parked
-// before the call began does not. So publishing a piece's first grain
-// kicks the worker that parked last when nobody spins (sleep.go): it scans
-// once, cuts if the grain is still running, and parks again without
-// spinning. A pool kicks at most once per kickEveryNs (kicking whenever
-// possible made a loop over 1,000 cheap items 1.6x slower), and not at
-// GOMAXPROCS 1 or while the Ps are saturated.
+// Kicks. A worker parked before a call began does not look at its cut
+// point, so publishing a piece's first grain kicks the worker that parked
+// last when nobody spins (sleep.go): it scans once and parks again. A pool
+// kicks at most once per kickEveryNs, and not at GOMAXPROCS 1 or while the
+// Ps are saturated.
 
 import (
 	"math/bits"
@@ -106,11 +82,12 @@ const (
 )
 
 // shape decides, once per call over n items (guest: from outside the
-// pool), whether the call runs solo or offers early.
+// pool), whether the call runs solo (the pool shrank to parallelism 1 since
+// route looked) or offers early.
 func (c *core) shape(guest bool, n int) {
 	p := c.pool.layout.Load().active + 1
 	switch {
-	case p == 1: // the pool shrank since route looked
+	case p == 1:
 		c.solo = true
 	case c.pool.exp.noEarly:
 	case !guest:
@@ -120,8 +97,7 @@ func (c *core) shape(guest bool, n int) {
 	}
 }
 
-// offerEarly splits piece t before its first grain, while its call's cost
-// per iteration is still unknown (see above).
+// offerEarly splits piece t before its first grain (see above).
 func (c *core) offerEarly(s *slot, t *task, f runner) {
 	switch c.early {
 	case earlyHalf:
@@ -140,7 +116,7 @@ func (c *core) offerEarly(s *slot, t *task, f runner) {
 			pushed++
 		}
 		if pushed > 0 { // the first push woke one sleeper; the pieces can feed one worker per item
-			c.pool.wakeMany(min(items, c.pool.layout.Load().active+1) - 2)
+			c.pool.wake(min(items, c.pool.layout.Load().active+1)-2, true)
 		}
 	}
 }
@@ -189,11 +165,9 @@ func (c *core) worthSplitting(s *slot, cur, hi int64, pc *pacer, now int64) bool
 }
 
 // idleTakers is how many pieces a split of [cur, hi) should offer: one per
-// idle worker (sleeping or spinning; the sleepers counted include callers
-// waiting for their own calls, who cannot take this call's pieces, so the
-// count is capped at the pool's workers), at most one per item beyond the
-// first and maxParts, and no more than leave each part worth splitWakeNs.
-// It is 1, a binary split, when at most one worker is idle.
+// idle worker (capped at the pool's workers: the sleepers include callers
+// waiting for their own calls), at most one per item beyond the first and
+// maxParts, each worth splitWakeNs; 1, a binary split, for one idle worker.
 func (c *core) idleTakers(cur, hi int64, pc *pacer) int {
 	if c.pool.exp.noParts {
 		return 1
@@ -212,14 +186,13 @@ func (c *core) idleTakers(cur, hi int64, pc *pacer) int {
 }
 
 // offerParts cuts the rest of t, [cur, t.hi), into k+1 parts of equal
-// weight, pushes the upper k, and wakes as many sleepers as the spinners
-// and the pushes' own notify leave short. Each part is the upper 1/parts
-// of what is left, so the parts come out equal.
+// weight (each the upper 1/parts of what is left), pushes the upper k, and
+// wakes as many sleepers as the spinners leave short.
 func (c *core) offerParts(s *slot, t *task, f runner, cur, k int) {
 	for parts := k + 1; parts >= 2 && t.hi-cur >= 2; parts-- {
 		c.splitAt(s, t, f, c.cutAt(cur, t.hi, parts))
 	}
-	c.pool.wakeMany(k - int(c.pool.sleep.nSpinning.Load()))
+	c.pool.wake(k-int(c.pool.sleep.nSpinning.Load()), true)
 }
 
 // splitAt gives [mid, t.hi) of piece t to a new piece, pushed where thieves
@@ -247,10 +220,8 @@ type cutPoint struct {
 }
 
 // openCut publishes the rest of piece t after its grain [cur, next), about
-// to start at tick t0, if that grain may be long: a piece's first grain
-// while the call's cost is unknown (and then kicks a sleeper to look), or
-// a grain expected to take cutMinNs. A tiny loop never measures its cost
-// (its grains are too short to be believed), so it publishes only its
+// to start at tick t0, if that grain may be long (see above); a first grain
+// also kicks. A tiny loop never measures its cost, so it publishes only its
 // first grain.
 func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int64) {
 	if s.cut.t != nil || next >= int64(t.hi) || c.pool.exp.noCut {
@@ -267,8 +238,7 @@ func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int6
 	}
 }
 
-// kick wakes a parked worker for the first grain of a piece, just
-// published at tick now, when nobody spins to see it (see above).
+// kick wakes a parked worker for a first grain published at tick now.
 func (p *Pool) kick(now int64) {
 	if p.sleep.nSleepers.Load() == 0 || p.sleep.nSpinning.Load() != 0 || p.exp.noKick {
 		return

@@ -282,15 +282,12 @@ func (p *Pool) Close() {
 	p.workers.Wait()
 }
 
-// workerMain is the body of a worker goroutine.
-//
-// A body that calls runtime.Goexit on a worker kills the worker goroutine
-// (Goexit cannot be stopped; see panic.go). By the time the unwinding
-// reaches this function's deferred call, every frame on the way has
-// finished its part (pieces arrived at their joins, tasks marked done), so
-// the slot is in a state its owner may resume from: a new goroutine takes
-// the slot over and runs what is left in its deque. The pool keeps its
-// parallelism, and Close still waits for every worker (Add before Done).
+// workerMain is the body of a worker goroutine. A body that calls
+// runtime.Goexit on a worker kills the goroutine; by the time the unwinding
+// reaches this function's deferred call every frame on the way has done
+// its part (pieces arrived at their joins, tasks marked done), so a new
+// goroutine takes the slot over and runs what is left in its deque. The
+// pool keeps its parallelism, and Close still waits for every worker.
 func (p *Pool) workerMain(s *slot, pin bool) {
 	returned := false
 	defer func() {
@@ -300,15 +297,10 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 		}
 		p.workers.Done()
 	}()
-	// A pinned worker locks its thread, which must never run other
-	// goroutines: it exits while still locked, so the runtime destroys the
-	// thread with its one-CPU mask. An unpinned worker is an ordinary
-	// goroutine: waking a goroutine locked to its thread costs a wake-up of
-	// that very thread (10 to 30 µs here, and under the kernel's fair
-	// scheduler it often waited for the waker's CPU: For(2, f) with 1 ms
-	// bodies on two workers took 1.43-1.49 ms locked, 1.15 ms unlocked,
-	// median of 300 calls), where an unlocked one runs on whichever thread
-	// holds a P. The experiment threads=locked locks unpinned workers too.
+	// A pinned worker locks its thread and exits still locked, so the
+	// runtime destroys the thread with its one-CPU mask. An unpinned worker
+	// is an ordinary goroutine: waking one locked to its thread costs a
+	// wake-up of that very thread (docs/DESIGN.md).
 	if pin || p.exp.locked {
 		runtime.LockOSThread()
 		s.locked = true

@@ -93,7 +93,6 @@ func TestPoolOptions(t *testing.T) {
 		{"no pinning", []par.PoolOption{par.Pinning(false), par.Workers(3)}},
 		{"victims=nearest", []par.PoolOption{par.VictimsForTest("nearest"), par.Workers(4)}},
 		{"victims=random", []par.PoolOption{par.VictimsForTest("random"), par.Workers(4)}},
-		{"victims=longest", []par.PoolOption{par.VictimsForTest("longest"), par.Workers(4)}},
 		{"backoff", []par.PoolOption{par.BackoffForTest(true), par.Workers(3)}},
 		{"no backoff", []par.PoolOption{par.BackoffForTest(false), par.Workers(3)}},
 		{"no backoff, 1 worker", []par.PoolOption{par.BackoffForTest(false), par.Workers(1)}},

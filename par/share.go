@@ -6,61 +6,40 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// Private forks and sharing on demand.
-//
-// A fork (fork.go) may go on its slot's private stack,
-// owner-only memory that thieves never read, instead of the slot's deque.
-// Pushing to and popping from a Chase-Lev deque costs two fenced
-// instructions (the store of bottom in Push, the CAS or store-load pair in
-// Pop), about 13 ns here, against a fork that otherwise costs 10 to 15; a
-// private push and pop cost none. The scheme is that of Lace's split deque
-// (van Dijk and van de Pol, "Lace: non-blocking split deque for
-// work-stealing", 2014), with the deque kept whole and the private part
-// beside it.
+// Private forks and sharing on demand (after Lace's split deque: van Dijk
+// and van de Pol, 2014). A fork's task may go on its slot's private stack,
+// owner-only memory thieves never read, instead of the slot's deque: a
+// Chase-Lev push and pop cost two fenced instructions, about as much as the
+// rest of a fork; a private push and pop cost none.
 //
 // Invariant P1: the slot's tasks form one stack; the deque holds the
 // oldest, the private stack the newest. Sharing moves the oldest private
-// tasks to the deque's bottom, in order, so P1 holds; a split piece, which
-// must be stealable at once, first shares everything private and then
-// pushes to the deque (pushPublic). So the owner's pops (private stack
-// first, then the deque) return its tasks newest first (fork.go's take
-// relies on it).
+// tasks to the deque's bottom, in order; a split piece, which must be
+// stealable at once, first shares everything private (pushPublic). So the
+// owner's pops (private first, then the deque) return its tasks newest
+// first, which fork.go's take relies on.
 //
-// Invariant P2: a slot that holds tasks offers at least one to thieves,
-// except at parallelism 1, where there is nobody to offer it to. A fork
-// stays private only if the deque is non-empty (or the pool has no worker
-// thread: Pool.solo) and no thief has asked; otherwise it shares the oldest
-// half of the private stack, rounded up, which includes the new task when
-// nothing else is private. So a Join at the top of a body (Join(bigA, bigB)
-// with a bigA that never forks) offers bigB at once, as a public push
-// always did, and only forks nested under a task that thieves can already
-// see are private. In a recursion, that is nearly all of them: with every
-// worker busy, only the forks made right after the owner takes back its
-// last public task are public.
+// Invariant P2: a slot that holds tasks offers at least one to thieves
+// (except at parallelism 1, where nobody could take it). A fork stays
+// private only if the deque is non-empty and no thief has asked; otherwise
+// it shares the oldest half of the private stack, which includes the new
+// task when nothing else is private. So only forks nested under work that
+// thieves can already see are private: in a recursion, nearly all of them.
 //
 // Asking. A thief that finds a deque empty sets its want flag (ask); the
-// owner looks at the flag (a plain load) on every fork and on every pop
-// from the private stack, and shares half when it is set. That serves a
-// thief whose victim's public task was stolen by somebody else while the
-// owner holds private ones. Thieves store to want only when they read it
+// owner looks at it (a plain load) on every fork and every private pop, and
+// shares half when it is set. Thieves store want only when they read it
 // false, and the owner clears it only when it shares, so a spinning thief
-// does not trade the cache line with the owner on every fork.
+// does not trade the cache line with the owner on every fork. want is the
+// only word of this mechanism two threads touch, on a cache line of its
+// own, and needs no ordering: a stale read delays a share to the next fork
+// or pop, and a share publishes through the deque.
 //
-// Why no work is lost and no sleeper is stranded. The owner runs its
-// private tasks itself in any case, so nothing is lost, only not yet
-// offered. Every share is a deque Push followed by notify, exactly the
-// public push of the sleep protocol (sleep.go), so a worker about to park
-// either sees the shared task in its last scan or is woken by the
-// notify. The price of P2's exception for nested forks: a worker that goes
-// idle while the owner runs a stretch without forking or popping (a leaf)
-// can take the owner's public task, if it has one, but waits for the
-// owner's next fork or pop to be offered the private ones. Loops do not
-// have the problem (pieces split from the grain check, public at once).
-//
-// want is the only word of this mechanism that two threads touch; it sits
-// in a cache line of its own. The ordering it needs is none: a stale read
-// by the owner delays a share until its next fork or pop, and a share
-// publishes through the deque.
+// No work is lost and no sleeper stranded: the owner runs its private tasks
+// itself in any case, and every share is a deque push followed by notify,
+// the sleep protocol's public push (sleep.go). The price of P2's exception:
+// a worker that goes idle while the owner runs a leaf without forking waits
+// for the owner's next fork or pop to be offered its private tasks.
 
 // privMax is the capacity of the private stack; a fork that finds it full
 // shares the oldest half first.

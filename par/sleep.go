@@ -16,7 +16,7 @@ package par
 // Publishing work (pushing a task, then Pool.notify):
 //  1. push onto a deque (an atomic store of bottom);
 //  2. load nSleepers; if 0, or if nSpinning > 0, do nothing;
-//  3. otherwise wakeOne: under sleep.mu, pop one sleeper, count it as
+//  3. otherwise wake one: under sleep.mu, pop a sleeper, count it as
 //     spinning (nSpinning+1) and post its token.
 //
 // The race it prevents, the lost wake-up: a worker scans, finds nothing,
@@ -36,7 +36,7 @@ package par
 // the next one only when that one has found work. The exception is work
 // known to feed several workers at once, pushed as that many tasks: few
 // expensive items, and a split for several idle workers (offer.go); then
-// wakeMany wakes as many sleepers as there are tasks, each counted as
+// wake wakes as many sleepers as there are tasks, each counted as
 // spinning as above.
 //
 // Kicks (offer.go): the first grain of a piece whose cost is not known yet
@@ -58,27 +58,14 @@ package par
 // worker woken by a stale token is still listed and unlists itself; a worker
 // no longer listed was unlisted by a waker, which counted it as spinning.
 //
-// Spinning is bounded in time (spinRounds scans) and in number (at most
-// half the active workers, at least one), because spinning workers hold
-// Ps: they delay timers, the GC and the caller's goroutine. A spinner
-// pauses with the PAUSE instruction between rounds, not runtime.Gosched,
-// which costs 15 to 22 µs in a goroutine locked to its thread (a pinned
-// worker); the one exception follows. And nobody spins while the Ps are
-// saturated (saturation.go).
-//
-// Spinning in a pool wider than GOMAXPROCS (Workers(8) on 2 CPUs, for
-// bodies that sleep or wait): its workers wake from timers and the network
-// poller, which the Go scheduler runs only when a P schedules, and a woken
-// worker waits in a run queue for a P. A spinner that holds its P for its
-// whole spin delays both: 8 items sleeping 1 ms ended 27 µs apart, one per
-// spin, and For(8, ...) took 1.31 ms where 8 goroutines took 1.15 ms. So in
-// such a pool an unlocked spinner also yields (runtime.Gosched, well under
-// a microsecond for an unlocked goroutine) between scans. It stays counted
-// as spinning while it yields, so it may take a little longer to see a
-// push; in a pool no wider than GOMAXPROCS it does not yield, since there a
-// yielding spinner runs between the goroutines of a busy process and takes
-// their work (64 callers at 2 Ps: steals per round 4 -> 34, CPU per round
-// +12%).
+// Spinning is bounded in time (spinRounds scans, about the cost of a
+// wake-up) and in number (half the active workers, at least one), because
+// spinning workers hold Ps and delay timers, the GC and the caller. A
+// spinner pauses with PAUSE, not runtime.Gosched (15 to 22 µs for a
+// thread-locked worker), except in a pool wider than GOMAXPROCS (bodies
+// that sleep): there its workers wake from timers that run only when a P
+// schedules, so an unlocked spinner yields between scans. Nobody spins
+// while the Ps are saturated (saturation.go).
 
 import (
 	"sync"
@@ -102,27 +89,9 @@ const (
 // notify is called after pushing a task. Two atomic loads on the fast path.
 func (p *Pool) notify() {
 	if p.sleep.nSleepers.Load() != 0 && p.sleep.nSpinning.Load() == 0 {
-		p.wakeOne()
+		p.maybeResize()
+		p.wake(1, false)
 	}
-}
-
-// wakeOne wakes one sleeper, if there is one and nobody is spinning.
-func (p *Pool) wakeOne() {
-	p.maybeResize()
-	st := &p.sleep
-	st.mu.Lock()
-	n := len(st.sleepers)
-	if n == 0 || st.nSpinning.Load() > 0 {
-		st.mu.Unlock()
-		return
-	}
-	s := st.sleepers[n-1]
-	st.sleepers[n-1] = nil
-	st.sleepers = st.sleepers[:n-1]
-	st.nSleepers.Store(int32(n - 1))
-	st.nSpinning.Add(1) // the woken worker starts out spinning
-	st.mu.Unlock()
-	s.signal()
 }
 
 // kickOne posts a token to the worker that parked last, without unlisting
@@ -152,21 +121,21 @@ func (p *Pool) someoneIdle(s *slot) bool {
 	return p.sleep.nSleepers.Load() != 0 || p.sleep.nSpinning.Load() != 0 || s.want.Load()
 }
 
-// wakeMany wakes up to k sleepers at once, whether or not somebody spins:
-// for work known to feed k workers at once (few expensive items split
-// down to single items, a split into k+1 parts for k idle workers,
-// offer.go), where waking them one after another,
-// each woken worker waking the next, would start the last one 7 wake-up
-// latencies late on 8 workers. Each woken worker is counted as spinning,
-// as in wakeOne.
-func (p *Pool) wakeMany(k int) {
+// wake wakes up to k sleepers, each counted as spinning (the protocol
+// above). Unless many, it wakes only while nobody spins; with many it wakes
+// them whether or not somebody spins: for work known to feed k workers at
+// once (few expensive items, a split into parts for k idle workers,
+// offer.go), where waking them one after another, each woken worker waking
+// the next, would start the last one k-1 wake-ups late.
+func (p *Pool) wake(k int, many bool) {
 	st := &p.sleep
-	if k <= 0 || st.nSleepers.Load() == 0 {
-		return
-	}
 	var woken [8]*slot
-	for k > 0 {
+	for k > 0 && st.nSleepers.Load() != 0 {
 		st.mu.Lock()
+		if !many && st.nSpinning.Load() > 0 {
+			st.mu.Unlock()
+			return
+		}
 		n := min(k, len(st.sleepers), len(woken))
 		for i := range n {
 			last := len(st.sleepers) - 1
@@ -180,18 +149,15 @@ func (p *Pool) wakeMany(k int) {
 		for _, s := range woken[:n] {
 			s.signal()
 		}
+		k -= n
 		if n < len(woken) {
 			return
 		}
-		k -= n
 	}
 }
 
 // tryStartSpinning admits the caller as a spinner if fewer than half the
-// active workers (at least one) spin already, and fewer than half the Ps:
-// a pool wider than GOMAXPROCS (Workers(8) on 2 CPUs, for bodies that
-// sleep) must not fill the CPUs with spinners while its busy workers wait
-// for a CPU and its sleeping bodies' timers wait for a P.
+// active workers and half the Ps (at least one) spin already.
 func (p *Pool) tryStartSpinning(l *layout) bool {
 	limit := int32(max(1, min(l.active, l.procs)/2))
 	if p.exp.allSpin {
@@ -244,18 +210,13 @@ func (p *Pool) unlist(s *slot) (woken bool) {
 }
 
 // park puts s (a worker, or a slot waiting in helpUntil) to sleep until it
-// is woken (steps 1 to 3 above). It returns a task if the re-check found
-// one. done, if not nil, is a wait condition that also ends the sleep, and
-// tree, if not 0, the only call tree whose tasks s may take (the re-check
-// looks for those alone: work of another tree is not s's to take, and the
-// wake-up it may bring s is passed on, see helpUntil). woken reports that
-// s was woken by a waker and is now counted as spinning.
-//
-// A kick (see above) ends the block without a reason of its own: unless a
-// waker took s off the list meanwhile, s goes through steps 1 to 3 again,
-// whose re-check is the kick's scan. Whatever else may have posted a token
-// that the kick's token displaced (a done condition, Close, a resize that
-// retired an idle worker) is checked there too.
+// is woken (steps 1 to 3 above), and returns a task if the re-check found
+// one. done, if not nil, is a wait condition that also ends the sleep;
+// tree, if not 0, the only call tree whose tasks s may take. woken reports
+// that a waker took s off the list and counted it as spinning. A kick ends
+// the block without a reason of its own: s goes through the steps again,
+// whose re-check is the kick's scan and also sees whatever else the kick's
+// token displaced (a done condition, Close, a resize).
 func (s *slot) park(done *atomic.Bool, tree uint64) (t *task, woken bool) {
 	p := s.pool
 	for {

@@ -12,7 +12,6 @@ type victimPolicy int
 const (
 	victimNearest victimPolicy = iota // nearest in the machine's topology first, randomised within a level
 	victimRandom                      // the other workers in a fresh random order
-	victimLongest                     // the worker with the longest deque first
 )
 
 // victimOrders computes, for each of the workers placed on cpus, the other
@@ -99,11 +98,6 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 		// A guest seat: every active worker, in one level.
 		order, levels = l.allWorkers, []int{len(l.allWorkers)}
 	}
-	if p.exp.victims == victimLongest {
-		if t := s.stealLongest(l, order, tree); t != nil {
-			return t
-		}
-	}
 	start := 0
 	for _, end := range levels {
 		if n := end - start; n > 0 {
@@ -127,20 +121,6 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 	}
 	s.stats.failedSteals.Add(1)
 	return nil
-}
-
-// stealLongest tries the worker whose deque looks longest.
-func (s *slot) stealLongest(l *layout, order []int32, tree uint64) *task {
-	best, bestLen := -1, 0
-	for _, id := range order {
-		if n := l.workers[id].dq.Len(); n > bestLen {
-			best, bestLen = int(id), n
-		}
-	}
-	if best < 0 {
-		return nil
-	}
-	return s.stealFrom(l.workers[best], tree, tree == 0)
 }
 
 // Young tasks. A task that its owner takes back within a microsecond (the

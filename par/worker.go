@@ -50,7 +50,7 @@ func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
 	spinning := !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(platform.Ticks())) && p.tryStartSpinning(l)
-	yield := !s.locked && l.wide()
+	yield := !s.locked && l.wide() && !p.exp.noSpinYield
 	for {
 		if spinning {
 			if t := s.spin(yield); t != nil {
@@ -82,8 +82,8 @@ func (s *slot) idle() *task {
 	}
 }
 
-// spin scans for work for a bounded time. With yield it also yields its P
-// between scans (see "Spinning in a pool wider than GOMAXPROCS" in sleep.go).
+// spin scans for work for a bounded time; with yield it also yields its P
+// between scans (sleep.go).
 func (s *slot) spin(yield bool) *task {
 	for i := 0; i < spinRounds || s.pool.exp.spinForever; i++ {
 		if t := s.findWork(0); t != nil {
@@ -140,28 +140,16 @@ func (s *slot) findWork(tree uint64) *task {
 	return s.steal(-1, tree)
 }
 
-// helpUntil runs other work of its own call tree until done is set: its
-// own deque first, then steals (guests too: a caller waiting for its call
-// helps the workers), trying the slot recorded in thief first
-// (leapfrogging: the thief of our task is likely to hold its subtasks). It
-// runs nothing of another call tree (isolation, steal.go). It parks only
-// when no deque has such work, listed as a sleeper with done as its wake
-// condition, so that work pushed meanwhile wakes it too (a guest that
-// merely blocked would sit idle while the worker holding the rest of its
-// call splits off pieces). The party that sets done posts a token to this
-// slot afterwards (see sleep.go for why that cannot be lost).
-//
-// Waiting without work: a worker spins spinRounds rounds of PAUSE, since a
-// pinned worker's locked thread pays 15 to 22 µs for a yield (an unpinned
-// worker spins the same way: one protocol). A guest is an ordinary
-// goroutine, for which runtime.Gosched costs well under a microsecond: it
-// yields between rounds instead, for up to guestSpinNs, and then parks. A
-// guest mostly waits for a piece of its call that a worker stole, and under
-// isolation it can help with nothing else; when more goroutines are
-// runnable than there are Ps (many callers at once), yielding hands its P
-// to them, where PAUSE would burn it and parking would cost a wake-up of
-// the caller later. Both end in the same park, so the wake-up protocol is
-// unchanged.
+// helpUntil runs other work of its own call tree until done is set (for a
+// fork's task, or a call's completion): its own deque first, then steals,
+// trying the slot recorded in thief first (leapfrogging: the thief of our
+// task is likely to hold its subtasks); nothing of another tree
+// (isolation, steal.go). With no such work, a worker spins spinRounds
+// rounds of PAUSE, and a guest, an ordinary goroutine, yields for up to
+// guestSpinNs instead, so that with more runnable goroutines than Ps (many
+// callers at once) its P goes to them; then either parks, with done as its
+// wake condition, so that work pushed meanwhile wakes it too. Whoever sets
+// done posts a token to this slot afterwards (sleep.go).
 func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 	spins := 0
 	var yieldUntil int64 // guest: the tick until which it yields rather than parks; 0: not waiting
@@ -176,7 +164,7 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 			spins, yieldUntil = 0, 0
 			continue
 		}
-		if s.worker {
+		if s.worker || s.pool.exp.noGuestYield {
 			if spins < spinRounds {
 				spins++
 				platform.Pause(spinPauses)
