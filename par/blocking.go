@@ -1,26 +1,16 @@
 package par
 
-// Blocking bodies (the Blocking option).
-//
-// A body that waits (a file read, a network call, a sleep, a lock) keeps
-// the worker that runs it: the Go scheduler hands the worker's P to other
-// goroutines, but the pool has one worker less until the body returns, and
-// a loop of such bodies runs at the pool's width, one per CPU, however many
-// could wait at once. So a call with Blocking(limit) does not use a pool:
-// it starts min(limit, n) plain goroutines, which take indices from a
-// shared counter, one at a time in increasing order, until the range is
-// done or the call stops; the caller waits for them. This is the
-// semaphore-bounded fan-out users write by hand, with the verbs' rules:
-// stopping as in stop.go (every goroutine looks at stop, and ForErr's
-// context, before its next index), the caller returning only after every
-// goroutine has returned, the first panic re-raised or the Goexit passed
-// on, and the caller's pprof labels inherited by the goroutines.
-//
-// Java's alternative, ForkJoinPool.managedBlock (a spare worker while a
-// task blocks), was not taken: a body cannot tell the pool when it is
-// about to block, and waking a worker costs more than many of the waits it
-// would cover. A plain goroutine is what the Go runtime parks and wakes
-// cheaply.
+// Blocking bodies (the Blocking option). A body that waits keeps the worker
+// that runs it, and a loop of such bodies runs at the pool's width however
+// many could wait at once. So a Blocking(limit) call uses no pool: it
+// starts min(limit, n) plain goroutines, which take indices from a shared
+// counter in increasing order until the range is done or the call stops,
+// and the caller waits for them: the semaphore-bounded fan-out users write
+// by hand, with the verbs' rules for stopping (stop.go), panics, Goexit,
+// errors and labels (inherited by the goroutines). Java's managedBlock (a
+// spare worker while a task blocks) was not taken: a body cannot tell the
+// pool when it is about to block, and a plain goroutine is what the Go
+// runtime parks and wakes cheaply.
 
 import (
 	"sync"

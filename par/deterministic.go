@@ -20,7 +20,7 @@ func reduceDeterministic[T any](sp *spec, n int, identity T, leaf func(lo, hi in
 	nb := (n-1)/block + 1
 	parts := make([]T, nb)
 	blocks := spec{verb: sp.verb, pool: sp.pool, grain: (sp.grain + block - 1) / block} // Grain, in blocks
-	route(&blocks, &job[none]{rng: func(lo, hi int) {
+	run(&blocks, &job[none]{rng: func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			start, end := b*block, n
 			if block < n-start {

@@ -7,31 +7,16 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// Worker-local accumulators (Fold).
-//
-// A reduction whose accumulator is expensive to make or to merge (a map of
-// word counts, a histogram, a buffer) should make one per worker, not one
-// per piece: ForRange's pieces are about 2 µs of work each, so a word count
-// over 10,000 files made with ReduceRange makes thousands of maps. Fold
-// keeps a table of accumulators for the call, one cell per worker slot of
-// the pool plus one for the goroutine that made the call, and a piece uses
-// the cell of the slot it runs on, making its accumulator with init the
-// first time (oneTBB's combinable, Rayon's fold_with).
-//
-// Reentrancy. A body that makes a nested call may, while it waits, run
-// another piece of the same Fold on the same slot (helping runs work of its
-// own call tree). That piece must not touch the accumulator the suspended
-// body is in the middle of updating, so a cell is marked busy while a piece
-// uses it, and a piece that finds its cell busy gets an accumulator of its
-// own, kept in a spare list and merged like the others. So accumulators are
-// never shared, and there are at most one per slot plus one per nesting
-// level that re-entered.
-//
-// Which slot a piece runs on is found from the goroutine key (gkey.go): a
-// worker's, or the caller's (every other goroutine that runs pieces of the
-// call is the caller itself: isolation keeps other callers out). Cells are
-// written only by the slot's own goroutine; the merge after the call reads
-// them, ordered after their writes by the call's completion.
+// Worker-local accumulators (Fold): one cell per worker slot of the pool
+// plus one for the calling goroutine, made with init the first time a piece
+// runs there (oneTBB's combinable, Rayon's fold_with), where ReduceRange
+// would make one per piece. A body that makes a nested call may, while it
+// waits, run another piece of the same Fold on the same slot; so a cell is
+// busy while a piece uses it, and a piece that finds its cell busy gets an
+// accumulator of its own, kept in a spare list and merged like the others.
+// Cells are written only by their slot's goroutine (the caller's cell only
+// by the caller: isolation keeps other callers out); the merge after the
+// call reads them, ordered after their writes by the call's completion.
 
 // Fold runs body over disjoint pieces [lo, hi) that together cover [0, n),
 // in parallel, handing each piece the accumulator of the worker running it:
@@ -55,7 +40,7 @@ func Fold[L any](n int, init func() L, body func(acc *L, lo, hi int), merge func
 		return init()
 	}
 	tab := newLocalTable[L](poolOf(sp.pool), init)
-	route(&sp, &job[none]{rng: func(lo, hi int) {
+	run(&sp, &job[none]{rng: func(lo, hi int) {
 		cell := tab.cell()
 		body(&cell.acc, lo, hi)
 		cell.busy = false

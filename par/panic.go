@@ -50,29 +50,17 @@ func (e *PanicError) Unwrap() error {
 	return nil
 }
 
-// Catching panics and Goexit.
-//
-// Every place that runs a user's function on behalf of a call (a piece, a
-// plain run, a fork's function, a blocking body, a combine) defers a
-// catcher's catch, which hands what ends the function abnormally to the
-// call; the call's caller re-raises it once every running body has
-// returned (raise):
-//
-//   - a panic: recover returns its value (never nil since Go 1.21, which
-//     turns panic(nil) into *runtime.PanicNilError), wrapped once in a
-//     *PanicError with the stack where it happened and the indices being
-//     run; a *PanicError from a nested call is kept as it is, so the
-//     original stack and indices survive;
-//   - runtime.Goexit (t.Fatal, t.Skip): the deferred function runs with
-//     recover returning nil and the function not having returned. Goexit
-//     cannot be stopped, so the goroutine dies: whatever the call still
-//     needs (arriving at a join, setting done, giving back a seat) happens
-//     inside the deferred function, and a worker that dies this way is
-//     replaced (pool.go). The call records goexitError, and its caller then
-//     calls runtime.Goexit itself, as t.Fatal expects.
-//
-// The fork fast path has a catch of its own (fork.go), for speed; these
-// two are the package's only calls of recover.
+// Catching panics and Goexit. Every place that runs a user's function for a
+// call (a piece, a plain run, a fork's function, a blocking body, a
+// combine) defers a catcher's catch, and the call's caller re-raises what
+// it caught once every running body has returned (raise): a panic's value
+// wrapped once in a *PanicError with its stack and indices (one from a
+// nested call is kept as it is), or runtime.Goexit, which cannot be
+// stopped: the deferred function does what the call still needs (arrive at
+// a join, set done, give back a seat) before the goroutine dies, a worker
+// that dies so is replaced (pool.go), and the caller then calls Goexit
+// itself, as t.Fatal expects. The fork fast path has a catch of its own
+// (fork.go); these are the package's only calls of recover.
 
 // catcher is deferred (catch) by a function that runs user code; the
 // function sets returned when the code returned normally, and lo and hi

@@ -1,43 +1,28 @@
 package par
 
 // Plain runs: a call that runs as a loop on its caller, with no frame, no
-// task and no clock per grain (route.go says when). It runs its range in
-// one go when nothing could take a part of it (parallelism 1, or no seat),
-// or in chunks of 1, 2, 4, ... indices from the Grain hint while it
-// watches for a reason to hand the rest over to a framed run, which can
-// split:
-//
-//   - a plain nested call watches its slot's deque: thieves have older,
-//     larger work there, and once a thief has emptied the deque the rest of
-//     the call is worth offering;
-//   - a crowded call watches the crowd (below): once the Ps are no longer
-//     saturated, the rest is worth offering.
-//
-// A thief or the workers wait at most about as long as the call has run
-// so far. A reduction hands over the fold so far, which the verb combines
-// with the framed rest in index order (route.go).
+// task and no clock per grain (route.go says when). It runs in one go when
+// nothing could take a part of it (parallelism 1, or no seat), or in chunks
+// of 1, 2, 4, ... indices from the Grain hint while it watches for a reason
+// to hand the rest to a framed run, which can split: a plain nested call
+// watches its slot's deque (once a thief has emptied it, the rest is worth
+// offering), a crowded call the crowd (once the Ps are no longer
+// saturated). Whoever waits for the hand-over waits at most about as long
+// as the call has run so far. A reduction hands over the fold so far.
 //
 // Crowded calls. A call from outside the pool on the default pool while
-// the Go scheduler has more goroutines waiting for a P than there are Ps
-// (saturation.go): nothing it offered could be taken without taking a P
-// from a goroutine waiting for it, and the framed path would still cost a
-// seat, a frame and the clock (for 64 callers of 1,000 cheap items at 2
-// Ps, about a fifth of the loop). The call's entry reads the clock when the
-// last answer says saturated; its looks between chunks load the last
-// answer for its first crowdClockFrom cheap indices, and after that (or
+// the Ps are saturated (saturation.go): the framed path would cost a seat,
+// a frame and the clock for offers nobody can take. Its entry reads the
+// clock when the last answer says saturated; its looks between chunks load
+// the last answer for its first crowdClockFrom cheap indices, then (or
 // after a first chunk of crowdSlowNs) read the clock, which refreshes it; a
-// chunk of crowdChunkNs stops the doubling, so that a long call looks at
-// least that often. The answer is a hint: a stale "saturated" costs at
-// most one chunk run plainly, a stale "not saturated" the framed path.
-//
-// Not crowded: calls on another pool than the default one (a body's nested
-// call without On must find the pool, and a crowded call holds no seat to
-// find it by), calls from a pool's workers or from inside a framed call
-// (they have a seat), pools wider than GOMAXPROCS (their spare workers
-// exist to run while bodies block), calls with Track or Weighted, and calls
-// made while a trace is recorded (one trace task per call, with its pieces'
-// regions). A crowded call counts as one piece of the callers' in Stats, in
-// counters sharded by the caller's goroutine.
+// chunk of crowdChunkNs stops the doubling. A stale "saturated" costs at
+// most one chunk run plainly, a stale "not saturated" the framed path. Not
+// crowded: calls on another pool (a body's nested call without On must find
+// the pool, and a crowded call holds no seat to find it by), calls from a
+// seat, pools wider than GOMAXPROCS, calls with Track or Weighted, and calls
+// made while a trace is recorded. A crowded call counts as one piece of the
+// callers' in Stats, in counters sharded by the caller's goroutine.
 
 import (
 	"runtime/trace"

@@ -2,8 +2,8 @@ package par
 
 // The dispatcher: how every call runs.
 //
-// route decides, for every loop and reduction, between three ways to run
-// it, in this order (first match):
+// route decides, for every call, between three ways to run it, in this
+// order (first match):
 //
 //	condition                                                way
 //	Blocking(limit)                                          blocking: goroutines of its own (blocking.go)
@@ -15,10 +15,12 @@ package par
 //	  no Track or Weighted                                     once a thief empties it, framed
 //	otherwise                                                framed (frame.go)
 //
-// Forks (fork.go) take a seat (enter) or, without one, run their functions
-// one after the other on the caller. A plain run that hands over its rest
-// and the framed run of that rest are one call: one trace task, one result
-// (a reduction's two folds are combined in index order), one error.
+//	a fork (Join, Both, BothOf, Invoke): a seat                the fork protocol on it (fork.go)
+//	a fork without a seat                                    its functions one after the other
+//
+// A plain run that hands over its rest and the framed run of that rest are
+// one call: one trace task, one result (a reduction's two folds are
+// combined in index order), one error.
 //
 // Why plain runs: a frame costs a seat, a frame, a task and two clock reads
 // a grain. A call that nothing could take a part of (parallelism 1, no
@@ -43,41 +45,80 @@ type spec struct {
 	progress *atomic.Int64 // Track's count of items done, or nil
 }
 
-// route runs b over [0, n), n > 0, and returns the fold of its pieces (have:
-// any piece delivered a value) and the first error. A body's panic or
-// Goexit is re-raised in the caller once every running body has returned.
-func route[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
+// way is how a call runs: route's decision.
+type way uint8
+
+const (
+	wayBlocking    way = iota // goroutines of its own (blocking.go)
+	wayCrowded                // plain, watching the crowd (plain.go); the rest routed again
+	wayPlain                  // plain, whole: no seat, or parallelism 1
+	wayPlainNested            // plain, watching the slot's deque; the rest framed
+	wayFramed                 // framed (frame.go)
+)
+
+// route decides how a call with spec sp runs (the table above), as a
+// possibly crowded call if crowd. Forks take the same decision in forkCall
+// (verbs.go): a seat, or none. It returns the seat the
+// call runs on (guest: acquired for it, to release after), the pool, and
+// for a crowded call the tick it looked at.
+func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64) {
 	if sp.blocking > 0 {
-		err = runBlocking(sp, b, n)
-		return acc, false, err
+		return wayBlocking, nil, false, nil, 0
+	}
+	if crowd {
+		if p, now = crowdedPool(sp); p != nil {
+			return wayCrowded, nil, false, p, now
+		}
+	}
+	s, guest, p = enter(sp.pool)
+	switch {
+	case s == nil || p.solo.Load():
+		return wayPlain, s, guest, p, 0
+	case !guest && sp.progress == nil && sp.prefix == nil && s.offersWork() && !p.exp.noPlainNested:
+		return wayPlainNested, s, false, p, 0
+	}
+	return wayFramed, s, guest, p, 0
+}
+
+// run runs b over [0, n), n > 0, the way route says, and returns the fold
+// of its pieces (have: any piece delivered a value) and the first error. A
+// body's panic or Goexit is re-raised in the caller once every running
+// body has returned.
+func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
+	w, s, guest, p, now := route(sp, true)
+	if w == wayBlocking {
+		return acc, false, runBlocking(sp, b, n)
 	}
 	var tc traced
 	tc.startTrace(sp.verb, n)
 	defer tc.endTrace()
 	lo := 0
-	if p, now := crowdedPool(sp); p != nil {
-		w := crowdWatch{p: p, start: now, t: now}
-		lo, acc, have, err = plainCall(sp, b, watch{crowd: &w}, nil, false, 0, n)
-		w.done()
+	if w == wayCrowded {
+		cw := crowdWatch{p: p, start: now, t: now}
+		lo, acc, have, err = plainCall(sp, b, watch{crowd: &cw}, nil, false, 0, n)
+		cw.done()
 		if lo == n || err != nil {
 			return acc, have, err
 		}
+		w, s, guest, p, _ = route(sp, false)
 	}
-	s, guest, p := enter(sp.pool)
-	switch {
-	case s == nil || p.solo.Load():
-		_, v, h, err := plainCall(sp, b, watch{}, s, guest, lo, n)
+	var v T
+	var h bool
+	switch w {
+	case wayPlain:
+		_, v, h, err = plainCall(sp, b, watch{}, s, guest, lo, n)
 		acc, have = fold(b, acc, have, v, h)
 		return acc, have, err
-	case !guest && sp.progress == nil && sp.prefix == nil && s.offersWork() && !p.exp.noPlainNested:
-		next, v, h, err := plainCall(sp, b, watch{s: s}, s, false, lo, n)
+	case wayPlainNested:
+		var next int
+		next, v, h, err = plainCall(sp, b, watch{s: s}, s, false, lo, n)
 		acc, have = fold(b, acc, have, v, h)
 		if next == n || err != nil {
 			return acc, have, err
 		}
 		lo = next
 	}
-	v, h, err := runFramed(sp, b, tc, s, guest, p, lo, n)
+	v, h, err = runFramed(sp, b, tc, s, guest, p, lo, n)
 	acc, have = fold(b, acc, have, v, h)
 	return acc, have, err
 }

@@ -1,39 +1,24 @@
 package par
 
 // Saturation: whether the Go scheduler has more goroutines waiting for a P
-// than there are Ps.
-//
-// When it has (64 goroutines each calling ForRange at once on 2 Ps, or a
-// server whose goroutines keep every P busy), offering work costs and
-// gains nothing: a thief can only run by taking a P from a goroutine that
-// was waiting for it, and every CPU is busy already. So a piece does not
-// split (worthSplitting), and an idle worker parks at once instead of
-// spinning (slot.idle), which would hold a P that runnable goroutines
-// need. With 64 callers at 2 Ps, spinning workers took 22% of the
-// process's CPU and ForRange used 1.23x the CPU of the sequential loops.
+// than there are Ps (64 goroutines calling ForRange at once on 2 Ps, or a
+// server keeping every P busy). Then offering work gains nothing, since a
+// thief could only run by taking a P from a goroutine waiting for it: a
+// piece does not split (offer.go), an idle worker parks without spinning
+// (worker.go), and a call from outside may run crowded (plain.go).
 //
 // The answer comes from runtime/metrics (/sched/goroutines/runnable), which
-// takes the scheduler's lock and costs about 0.4 µs on a worker, so it is
-// read at most once per period, by whoever asks first after that, and the
-// answer is reused in between. The period is saturationEvery (100 µs), or 50
-// times what the last read cost if that is more, up to saturationMaxEvery
-// (5 ms): reads cost at most 2% of one CPU. A read can cost far more than
-// 0.4 µs: metrics.Read needs a deep stack, and on a new goroutine with a
-// small one (64 callers, each a fresh goroutine) it first grows and copies
-// that stack; with the scheduler's lock contended by goroutines starting and
-// ending, reads took 5.9 µs on average there, 3% of the benchmark's CPU.
+// takes the scheduler's lock, so it is read at most once per period by
+// whoever asks first, and reused in between. The period is saturationEvery,
+// or saturationCostX times what the last read cost if that is more (a read
+// on a fresh goroutine grows its stack first), up to saturationMaxEvery.
 //
-// Ordering: the answer is a hint, and so is the period. A reader may pair a
-// new read time with the previous answer or period, or act on an answer up
-// to one period (5 ms at most) old; the cost is one
-// split or one spin made or skipped that the fresh answer would have
-// decided otherwise, never a lost wake-up or a wrong result: a worker that
-// parks instead of spinning still goes through the sleep protocol's
-// re-check (sleep.go), and an unsplit piece runs on its owner.
-//
-// Pools wider than GOMAXPROCS (Workers(8) on 2 Ps, for bodies that block)
-// do not consult it: their bodies wait rather than compute, and their
-// spare workers exist to run while others wait.
+// Ordering: the answer and the period are hints. A reader may act on an
+// answer up to one period old; the cost is one split or spin made or
+// skipped that a fresh answer would have decided otherwise, never a lost
+// wake-up (a worker that parks still re-checks, sleep.go) or a wrong
+// result. Pools wider than GOMAXPROCS (bodies that block) do not consult
+// it: their spare workers exist to run while others wait.
 
 import (
 	"runtime/metrics"

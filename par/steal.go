@@ -46,31 +46,24 @@ func victimOrders(m *Machine, cpus []int, active int, policy victimPolicy) ([][]
 }
 
 // Isolation. A goroutine waiting for its own call (a caller in helpUntil,
-// or a worker waiting inside a body for a nested call or a join) runs only
+// or a worker waiting inside a body for a nested call or a fork) runs only
 // work of its own call tree: the root call made from outside the pool and
-// every call nested in its bodies. Running another caller's pieces there
-// would deadlock a caller that holds a lock which those pieces take
-// (mu.Lock(); par.For(...); mu.Unlock() while another goroutine's bodies
-// take mu), and could strand a caller inside another call's body that
-// blocks. Plain goroutines never do either; neither does oneTBB's
-// isolated task arena, and Rayon's issue #592 is this bug.
-//
-// How: a root call takes a tree id from its guest seat (a per-seat call
-// count and the seat's index: unique among live trees); every task carries
-// its tree, set by its pusher before the push (an atomic store, skipped
-// when a recycled task has it already); a slot runs under the tree of its
-// task (execute). A waiting slot steals with deque.StealIf, which claims
-// the top task only if its tree matches. The check looks at the top task
-// alone: a slot's deque holds one tree's tasks at a time (a waiting slot
-// pushes and runs only its tree's tasks, and a worker between tasks pops
-// its own leftovers before it steals), so a refused top means the deque
-// has nothing for us. Workers looking for work between tasks take any.
-// The cost is on the steal path only: a load and a compare per attempt.
+// every call nested in its bodies. Otherwise a caller holding a lock across
+// a call could run another caller's body that takes the same lock, and
+// deadlock (oneTBB's isolated arenas avoid this; Rayon's issue #592 is this
+// bug). A root call takes a tree id from its guest seat (seats.go); every
+// task carries its tree, set by its pusher before the push; a slot runs
+// under the tree of its task (execute), and a waiting slot steals with
+// deque.StealIf, which claims the top task only if its tree matches. The
+// top alone tells: a slot's deque holds one tree's tasks at a time (a
+// waiting slot pushes and runs only its tree's tasks, and a worker between
+// tasks pops its own leftovers before it steals). Workers between tasks
+// take any tree. The cost is a load and a compare per steal attempt.
 
 // steal tries to take a task from another slot of the pool: first the slot
 // with id prefer (if >= 0), then the workers in the victim order, then the
 // guest seats held for this pool, and when every deque was empty, the rest
-// of a piece running a long grain on one of them (cut.go). Every slot is
+// of a piece running a long grain on one of them (offer.go). Every slot is
 // tried once per call, so a nil result means every deque looked empty (or,
 // with tree != 0, held nothing of tree) at the moment it was tried, which is
 // what the sleep protocol's re-check needs.
@@ -123,29 +116,17 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 	return nil
 }
 
-// Young tasks. A task that its owner takes back within a microsecond (the
-// g of a Join whose f is tiny) costs more stolen than run in place: the
-// owner then waits for the thief, and the thief pays a cache miss or two for
-// a task that does nothing. So a thief reads the victim's top, waits about
-// 1 µs, and steals only if top has not moved: top only grows, so an
-// unchanged top means that the oldest task stayed where it was. A range
-// piece, split off because somebody was hungry, and the g of a real fork
-// live far longer. The wait is short next to the 10-30 µs of waking a
-// parked worker, and a spinning thief spends it spinning anyway.
-//
-// Measured (an empty Join in a loop at GOMAXPROCS=2, the second worker
-// idle): with a wait of 200 ns, 13-16 forks in 1,000 were still stolen
-// (the owner's loop has pauses of a few hundred ns) and a fork cost 65-71
-// ns; with 500 ns, 0.1 in 1,000 and 36-38 ns; with 1 µs, 0.01-0.03 in
-// 1,000. The wait is timed by the cycle counter, not counted in PAUSEs,
-// whose length varies with the CPU and the hypervisor. It applies whatever
-// the victim's length: a thief's two loads of top and bottom can straddle
-// the owner's pop and next push, so "one task" cannot be told reliably.
-// (youngNs, grain.go.)
+// Young tasks. A task its owner takes back within a microsecond (the g of a
+// fork whose f is tiny) costs more stolen than run in place. So a thief
+// reads the victim's top, waits youngNs, and steals only if top has not
+// moved (top only grows). A split piece and the g of a real fork live far
+// longer; the wait is short next to waking a parked worker, and a spinning
+// thief spends it spinning anyway. It is timed by the cycle counter, not
+// counted in PAUSEs, whose length varies with the CPU and the hypervisor.
 
 // stealGuest tries guest seat g, if it is held for s's pool: only tasks of
 // the call it is held for, and of tree if tree != 0 (see the invariants in
-// guest.go for why seatTree is read first).
+// seats.go for why seatTree is read first).
 func (s *slot) stealGuest(g *slot, tree uint64) *task {
 	seatTree := g.seatTree.Load()
 	if g == s || g.guestPool.Load() != s.pool || (tree != 0 && tree != seatTree) {
