@@ -18,8 +18,8 @@ out=$(mktemp -d)
 wt=$(mktemp -d)
 trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true; rm -rf "$wt"' EXIT
 git worktree add -q --detach "$wt" "$base"
-(cd "$wt/bench" && go test -c -o "$out/base.test" .)
-go test -c -o "$out/new.test" .
+(cd "$wt/bench" && go test -tags parloop_experiments -c -o "$out/base.test" .)
+go test -tags parloop_experiments -c -o "$out/new.test" .
 rows='Goal_(Tiny|Uniform)$|(ManyCallers|Nested|Quicksort|Fib30)/peer=(seq|par[.].*)$'
 prefix=()
 if [[ ${CHRT:-0} == 1 ]]; then prefix=(chrt -f 10); fi

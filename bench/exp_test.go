@@ -154,11 +154,15 @@ func burstCase() policyCase {
 
 // newExperimentPool makes a pool running the scheduling policy setting
 // (a PARLOOP_EXPERIMENT value such as "victims=random" or "backoff=off";
-// "" for the defaults). The library reads PARLOOP_EXPERIMENT when a pool
-// starts, at its first call, so this sets the variable, creates the pool,
+// "" for the defaults). The library, built with -tags parloop_experiments
+// (the bench module's scripts pass it), reads PARLOOP_EXPERIMENT when a
+// pool starts, at its first call, so this sets the variable, creates the pool,
 // starts it with one trivial call and restores the variable as it was.
 // Benchmarks run one at a time, so nothing else reads the variable meanwhile.
 func newExperimentPool(setting string, opts ...par.PoolOption) *par.Pool {
+	if !experimentsBuilt {
+		panic("bench: an experiment needs the library built with -tags parloop_experiments")
+	}
 	const key = "PARLOOP_EXPERIMENT"
 	old, had := os.LookupEnv(key)
 	defer func() {
@@ -177,6 +181,9 @@ func newExperimentPool(setting string, opts ...par.PoolOption) *par.Pool {
 // benchPolicies runs every case on a pool made with each configuration:
 // key=cfg as a PARLOOP_EXPERIMENT setting.
 func benchPolicies(b *testing.B, key string, cases []policyCase, configs []string) {
+	if !experimentsBuilt {
+		b.Skip("built without -tags parloop_experiments: the library reads no experiments")
+	}
 	for _, c := range cases {
 		b.Run("work="+c.name, func(b *testing.B) {
 			for _, cfg := range configs {
@@ -195,14 +202,14 @@ func benchPolicies(b *testing.B, key string, cases []policyCase, configs []strin
 	}
 }
 
-// BenchmarkExp_Victims compares victim selection: random, the longest deque
-// first, and nearest first (the default).
+// BenchmarkExp_Victims compares victim selection: random, and nearest first
+// (the default).
 func BenchmarkExp_Victims(b *testing.B) {
 	cases := []policyCase{loopCase(skewed().Loop()), loopCase(mandel().Loop()), treeCase(), fibCase(workloads.FibCutN, workloads.FibCutCutoff)}
 	if testing.Short() { // the quick report: no mandelbrot
 		cases = append(cases[:1], cases[2:]...)
 	}
-	benchPolicies(b, "victims", cases, []string{"nearest", "random", "longest"})
+	benchPolicies(b, "victims", cases, []string{"nearest", "random"})
 }
 
 // BenchmarkExp_Backoff compares bounded spinning before parking (on, the
@@ -219,6 +226,9 @@ func BenchmarkExp_Backoff(b *testing.B) {
 // pool (an unknown setting panics at the pool's start, which it can only do
 // if the variable was read) and that the variable is restored after.
 func TestExperimentPool(t *testing.T) {
+	if !experimentsBuilt {
+		t.Skip("built without -tags parloop_experiments: the library reads no experiments")
+	}
 	t.Setenv("PARLOOP_EXPERIMENT", "backoff=on")
 	p := newExperimentPool("victims=random")
 	p.Close()

@@ -261,7 +261,7 @@ func runAll(cfg Config) error {
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "bench.test")
-	fmt.Fprintln(os.Stderr, "report: go test -c -o bench.test .")
+	fmt.Fprintln(os.Stderr, "report: go test -tags parloop_experiments -c -o bench.test .")
 	if err := buildTestBinary(".", bin); err != nil {
 		return err
 	}

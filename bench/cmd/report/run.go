@@ -86,9 +86,10 @@ func joinInts(v []int) string {
 	return strings.Join(s, ",")
 }
 
-// buildTestBinary compiles the benchmarks once: `go test -c`.
+// buildTestBinary compiles the benchmarks once: `go test -c`, with the tag
+// under which the library reads PARLOOP_EXPERIMENT.
 func buildTestBinary(dir, out string) error {
-	cmd := exec.Command("go", "test", "-c", "-o", out, ".")
+	cmd := exec.Command("go", "test", "-tags", "parloop_experiments", "-c", "-o", out, ".")
 	cmd.Dir = dir
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go test -c: %v\n%s", err, b)
