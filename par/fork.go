@@ -1,35 +1,30 @@
 package par
 
-// The fork-join protocol, written once: fork runs f(x) on the calling
+// The fork-join protocol, written once: fork runs f on the calling
 // goroutine's slot and g(y) there or on a thief. Join, Both, BothOf and
 // Invoke (a binary recursion over its functions) all go through it.
 //
 // The fast path, on a slot s: push a task for g, run f, take the task
-// back. If take returns it, nobody stole it: run g inline. The push goes to
+// back; if take returns it, nobody stole it: run g inline. The push goes to
 // s's private stack when thieves can see a task of s's already, else to its
-// deque (share.go); either way it allocates nothing (tasks come from s's
-// free list, and a task keeps its box, which holds g, y and g's result, for
-// the next fork of the same types) and writes nothing shared beyond s's own
-// deque. If the task was stolen, s runs other work of its call tree until
-// the thief sets done (helpUntil: own deque, then steals, trying the thief
-// first), and its thread parks only when there is no such work anywhere.
+// deque (share.go); it allocates nothing (tasks come from s's free list,
+// and a task keeps its box, which holds g, y and g's result, for the next
+// fork of the same types) and writes nothing shared beyond s's own deque.
+// If the task was stolen, s helps (worker.go) until the thief sets done.
 //
 // Why take finds g's task or something s pushed after it: everything f
 // pushed was taken back or completed before f returned, and thieves take
-// from the other end, so when g's task is gone every older task is gone
-// too. But s may have helped while f waited, and pushed the halves of
-// pieces it stole and split, which stay in its deque if the task it waited
-// for was done first: take runs those (they are of s's tree) until it
-// reaches g's task or an empty deque. f may also have run g's task itself
-// while helping; done tells that case apart.
+// from the other end. But s may have helped while f waited, and pushed the
+// halves of pieces it stole and split, which stay in its deque if the task
+// it waited for was done first: take runs those (they are of s's tree)
+// until it reaches g's task or an empty deque. f may also have run g's task
+// itself while helping; done tells that case apart.
 //
-// Panics and Goexit. The one deferred function (forkState.unwind) does
-// nothing on the fast path. If f or g panics or calls Goexit, it joins g's
-// task if it is still out (running it, or waiting for its thief), so that
-// nothing is left that refers to this fork; then it re-panics with the
-// first panic (f's wins over g's) or lets a Goexit go on. So both
-// functions always run, and the caller returns or unwinds only after both
-// have returned.
+// Panics and Goexit: the one deferred function (forkState.unwind) does
+// nothing on the fast path. Otherwise it joins g's task if it is still out
+// (running it, or waiting for its thief), then re-panics with the first
+// panic (f's wins over g's) or lets a Goexit go on. So both functions
+// always run, and the caller goes on only after both have returned.
 
 import (
 	"unsafe"

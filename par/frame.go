@@ -1,26 +1,20 @@
 package par
 
-// The frame: one per framed call (route.go decides which calls are framed),
-// shared by every piece of it, the same for loops and reductions.
+// The frame: one per framed call (route.go), shared by its pieces, the same
+// for loops and reductions.
 //
 // A call's range is one piece at first, the root task, run by its caller.
-// A piece runs grain by grain (the piece loop, runPiece); between grains it
-// may split (offer.go): the upper half of its rest becomes a new piece,
-// pushed where thieves take it, and both halves become the children of a
-// new join that takes the piece's place in the tree. A finished piece
-// arrives at its join; the last of a join's two children to arrive
-// continues upward (arrive), combining a reduction's two results in index
-// order, so nobody waits at a join; the root's arrival completes the call
-// (stop.go). A reduction's piece folds its grains left to right from its
-// first, and joins combine left and right, so by associativity the root
-// holds the fold of the whole range; identity is applied once, by the
-// verb. A loop's call is a reduction whose values are empty (T = none):
-// it has no combine, and its joins carry nothing and are recycled.
-//
-// What a grain runs is the call's body (body.run): each index with a look
-// at the stop flag before it (For, Map), a piece (ForRange, Fold), each
-// index with its context and error (ForErr, MapErr), or a leaf whose result
-// the piece folds (Reduce, ReduceRange).
+// A piece runs grain by grain (loop); between grains it may split
+// (offer.go): the upper half of its rest becomes a new piece, pushed where
+// thieves take it, and both halves become the children of a new join that
+// takes the piece's place in the tree. A finished piece arrives at its
+// join; the last of a join's two children to arrive continues upward
+// (arrive), so nobody waits at a join, and the root's arrival completes the
+// call (stop.go). A reduction's piece folds its grains left to right from
+// its first, and joins combine left and right, so by associativity the
+// root holds the fold of the whole range (identity is applied once, by the
+// verb). A loop is a reduction of nothing (T = none): no combine, and its
+// joins carry nothing and are recycled.
 
 import (
 	"context"

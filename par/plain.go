@@ -167,7 +167,7 @@ func (w *crowdWatch) still(ran int, size *int) bool {
 // done counts the crowded part of the call in the pool's stats, in the
 // shard of the caller's goroutine.
 func (w *crowdWatch) done() {
-	sh := &w.p.crowdCounts[hashKey(platform.GoroutineKey())%crowdShards]
+	sh := &w.p.crowdCounts[uint64(platform.GoroutineKey())*0x9e3779b97f4a7c15>>60%crowdShards]
 	sh.calls.Add(1)
 	sh.busyNs.Add(platform.TicksToNs(platform.Ticks() - w.start))
 }

@@ -312,8 +312,9 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 	// task under the labels of the call it belongs to, and none between.
 	platform.SetProfLabel(nil)
 	s.tree = 0
-	registerWorker(s)
-	defer unregisterWorker()
+	k := platform.GoroutineKey()
+	workers.Put(k, s)
+	defer workers.Delete(k)
 	s.run()
 	returned = true
 }

@@ -8,15 +8,9 @@ package par
 // storage, so seats are keyed by the running goroutine's identity
 // (platform.GoroutineKey: the address of the runtime's g, about 2 ns):
 //
-//   - a pool's workers are in workerTable, a lock-free open-addressed table
-//     from key to slot. An entry is present exactly while its worker
-//     goroutine runs its loop: the worker adds it and removes it itself,
-//     under workerTableMu, and removes it before it exits, so a reused g is
-//     never taken for a worker. A lookup races only with changes to other
-//     keys: a key is published after its slot (stores of slot, then key)
-//     and retracted before (key to tombstone, then slot to nil), and a
-//     goroutine only looks up its own key, which cannot change while it
-//     runs.
+//   - a pool's workers are in a lock-free table from key to slot
+//     (internal/gtable), each present exactly while its worker goroutine
+//     runs its loop.
 //   - a goroutine that is not a worker borrows one of maxGuests global guest
 //     seats for the length of a call from outside the pool. The seat has a
 //     deque, so the caller runs pieces of its own call and pushes split
@@ -48,9 +42,9 @@ package par
 
 import (
 	"math/bits"
-	"sync"
 	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/gtable"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
@@ -112,119 +106,13 @@ func poolOf(p *Pool) *Pool {
 	return Default()
 }
 
-type workerTable struct {
-	keys  []atomic.Uintptr
-	slots []atomic.Pointer[slot]
-	mask  uintptr
-	used  int // live + tombstones; guarded by workerTableMu
-}
-
-const tombstone = ^uintptr(0)
-
-var (
-	workerTableMu  sync.Mutex
-	workerTablePtr atomic.Pointer[workerTable]
-)
-
-func hashKey(k uintptr) uintptr {
-	h := uint64(k)
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	return uintptr(h)
-}
+// workers maps the keys of running workers' goroutines to their slots. A
+// worker puts its entry at its start and deletes it before it exits.
+var workers gtable.Table[slot]
 
 // lookupWorker returns the worker slot run by the goroutine with key k (the
 // caller's own key), or nil.
-func lookupWorker(k uintptr) *slot {
-	t := workerTablePtr.Load()
-	if t == nil {
-		return nil
-	}
-	for i := hashKey(k) & t.mask; ; i = (i + 1) & t.mask {
-		switch t.keys[i].Load() {
-		case k:
-			return t.slots[i].Load()
-		case 0:
-			return nil
-		}
-	}
-}
-
-// registerWorker records that the running goroutine is the worker of s.
-func registerWorker(s *slot) {
-	workerTableMu.Lock()
-	defer workerTableMu.Unlock()
-	t := workerTablePtr.Load()
-	if t == nil || 2*(t.used+1) > len(t.keys) {
-		t = rehashWorkerTable(t)
-	}
-	k := platform.GoroutineKey()
-	for i := hashKey(k) & t.mask; ; i = (i + 1) & t.mask {
-		if t.keys[i].Load() == 0 {
-			t.slots[i].Store(s) // publish the slot before the key
-			t.keys[i].Store(k)
-			t.used++
-			return
-		}
-	}
-}
-
-// unregisterWorker removes the running goroutine's entry.
-func unregisterWorker() {
-	workerTableMu.Lock()
-	defer workerTableMu.Unlock()
-	t := workerTablePtr.Load()
-	k := platform.GoroutineKey()
-	for i := hashKey(k) & t.mask; ; i = (i + 1) & t.mask {
-		switch t.keys[i].Load() {
-		case k:
-			t.keys[i].Store(tombstone) // retract the key before dropping the slot
-			t.slots[i].Store(nil)
-			return
-		case 0:
-			panic("par: internal error: a worker was not registered")
-		}
-	}
-}
-
-// rehashWorkerTable publishes a table with the live entries of old and room
-// to grow. Lookups still reading old see a consistent (if stale) table,
-// which only matters for other goroutines' keys. Called under
-// workerTableMu.
-func rehashWorkerTable(old *workerTable) *workerTable {
-	live := 0
-	if old != nil {
-		for i := range old.keys {
-			if k := old.keys[i].Load(); k != 0 && k != tombstone {
-				live++
-			}
-		}
-	}
-	size := 64
-	for size < 4*(live+1) {
-		size *= 2
-	}
-	t := &workerTable{keys: make([]atomic.Uintptr, size), slots: make([]atomic.Pointer[slot], size), mask: uintptr(size - 1)}
-	if old != nil {
-		for i := range old.keys {
-			k := old.keys[i].Load()
-			if k == 0 || k == tombstone {
-				continue
-			}
-			for j := hashKey(k) & t.mask; ; j = (j + 1) & t.mask {
-				if t.keys[j].Load() == 0 {
-					t.slots[j].Store(old.slots[i].Load())
-					t.keys[j].Store(k)
-					t.used++
-					break
-				}
-			}
-		}
-	}
-	workerTablePtr.Store(t)
-	return t
-}
+func lookupWorker(k uintptr) *slot { return workers.Get(k) }
 
 const (
 	maxGuests = 64
