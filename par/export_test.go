@@ -2,7 +2,6 @@ package par
 
 import (
 	"io/fs"
-	"math"
 
 	"github.com/parloop/parloop/par/internal/platform"
 )
@@ -85,17 +84,10 @@ func (p *Pool) Placement() string {
 	return placement(m, p.Workers(), p.cfg.pinned())
 }
 
-// SaturatedForTest fixes the saturation answer (saturation.go) to yes or
-// no, until the returned function restores measuring: the last read is
-// dated in the far future, so nobody reads again. Tests only; a test that
-// uses it must not run in parallel with others.
-func SaturatedForTest(yes bool) (restore func()) {
-	saturation.mu.Lock()
-	saturation.yes.Store(yes)
-	saturation.at.Store(math.MaxInt64 / 2)
-	saturation.mu.Unlock()
-	return func() { saturation.at.Store(0) }
-}
+// SaturatedForTest fixes the saturation answer to yes or no until the
+// returned function restores measuring. A test that uses it must not run
+// in parallel with others.
+func SaturatedForTest(yes bool) (restore func()) { return platform.FixSaturation(yes) }
 
 // WorkerPool returns the pool of the worker the calling goroutine is, or
 // nil if it is no worker.

@@ -103,7 +103,7 @@ const (
 // answer if it is old and to follow GOMAXPROCS, which a crowded call's
 // seatless path never checks otherwise.
 func crowdedPool(sp *spec) (*Pool, int64) {
-	if !saturatedHint() || sp.progress != nil || sp.prefix != nil || trace.IsEnabled() {
+	if !platform.SaturatedHint() || sp.progress != nil || sp.prefix != nil || trace.IsEnabled() {
 		return nil, 0
 	}
 	p := Default()
@@ -120,7 +120,7 @@ func crowdedPool(sp *spec) (*Pool, int64) {
 	}
 	now := platform.Ticks()
 	p.maybeResizeAt(now)
-	if !saturated(now, l.procs) || lookupGuest(k) != nil {
+	if !platform.Saturated(now, l.procs) || lookupGuest(k) != nil {
 		return nil, 0
 	}
 	return p, now
@@ -152,10 +152,10 @@ func (w *crowdWatch) still(ran int, size *int) bool {
 			w.fixed = true
 		}
 		l := w.p.layout.Load()
-		if l.wide() || !saturated(now, l.procs) {
+		if l.wide() || !platform.Saturated(now, l.procs) {
 			return false
 		}
-	} else if !saturatedHint() {
+	} else if !platform.SaturatedHint() {
 		return false
 	}
 	if !w.fixed {

@@ -1,24 +1,22 @@
-package par
+package platform
 
 import (
 	"testing"
-
-	"github.com/parloop/parloop/par/internal/platform"
 )
 
 // Catches: a read period outside its bounds (a period under 100 µs reads
 // the metric too often; one over 5 ms acts on answers too old) or one
 // that does not grow with the read's cost.
 func TestSaturationPeriodFollowsReadCost(t *testing.T) {
-	calibrate()
-	lo, hi := platform.NsToTicks(saturationEvery), platform.NsToTicks(saturationMaxEvery)
+	Calibrate()
+	lo, hi := NsToTicks(saturationEvery), NsToTicks(saturationMaxEvery)
 	for _, cost := range []int64{0, lo / saturationCostX, 3 * lo / saturationCostX, 10 * hi} {
 		saturation.at.Store(0)
 		// A read that starts cost ticks before now: what the period is set from.
 		done := make(chan int64)
 		go func() {
-			now := platform.Ticks() - cost
-			saturated(now, 1)
+			now := Ticks() - cost
+			Saturated(now, 1)
 			done <- saturation.every.Load()
 		}()
 		every := <-done
