@@ -239,18 +239,9 @@ func serialFork[Y, A, B any](f func() A, g func(Y) B, y Y) (a A, b B) {
 	return a, b
 }
 
-// callCaught returns g(y), or the panic it raised as function i. A Goexit
-// in g goes on.
-func callCaught[Y, B any](g func(Y) B, y Y, i int) (b B, pe *PanicError) {
-	c := catcher{lo: i, hi: i + 1}
-	defer c.catch(nil, func(p *PanicError) {
-		if !p.goexit {
-			pe = p
-		}
-	})
-	b = call(g, y)
-	c.returned = true
-	return b, nil
+// callCaught returns g(y), or the panic it raised as function i.
+func callCaught[Y, B any](g func(Y) B, y Y, i int) (B, *PanicError) {
+	return caught(func() B { return call(g, y) }, i, i+1)
 }
 
 // callFunc is Join's functions as fork calls them.

@@ -1,29 +1,18 @@
 package par
 
-// Sizing work: everything that decides how many iterations run between two
-// looks for demand, and what a split, a cut or a wake-up must be worth.
+// Sizing work: how many iterations run between two looks for demand, and
+// what a split, a cut or a wake-up must be worth.
 //
-// The grain adapts to the measured cost of an iteration: every grain is
-// timed with the cycle counter, and the next one sized to take about
-// grainTargetNs, growing at most 64-fold a step. A cost is believed only
-// from a grain of at least calibratedNs: shorter measurements are mostly
-// the clock's own cost, and a tiny loop would otherwise look expensive and
-// split. What a piece learned is kept in its call's frame when it splits,
-// so pieces stolen later start with it. A Grain option is a lower bound.
-//
-// With Weighted, every measure is in weight units rather than counts: a
-// grain is a weight, sized from the measured cost of a unit, ending at the
-// first index where that much weight has run; a split cuts where the
-// remaining weight is halved (a binary search over prefix sums made once,
-// when the option is made); the worth of a split is the remaining weight.
-// A weighted grain also covers at most twice the items of its piece's
-// previous grain (capWeightedGrain): a grain runs whole, so where the
-// weights understate the cost, many expensive items would merge into one
-// grain nobody else can take.
-//
-// Plain runs (route.go) have no clock per grain: they run chunks of 1, 2,
-// 4, ... indices from the Grain hint (nextChunk), so that whoever waits for
-// them to hand work over waits at most about as long as they have run.
+// Every grain is timed with the cycle counter and the next one sized to
+// take about grainTargetNs, growing at most 64-fold a step; a cost is
+// believed only from a grain of at least calibratedNs (shorter ones mostly
+// measure the clock). A piece publishes what it learned when it splits, so
+// pieces stolen later start with it. A Grain option is a lower bound. With
+// Weighted every measure is in weight units: a grain ends at the first index
+// where its weight has run, but covers at most twice the items of its
+// piece's previous grain, since a grain runs whole and weights that
+// understate costs would merge expensive items into one grain nobody can
+// take. Plain runs (plain.go) run chunks of 1, 2, 4, ... indices instead.
 
 import (
 	"math"
@@ -76,14 +65,10 @@ func calibrate() {
 	}
 }
 
-// pacer sizes the grains of one piece. It lives on the stack of the piece's
-// loop, so pacing costs no shared write; a piece publishes what it learned
-// only when it splits, for the half it pushes.
-//
+// pacer sizes the grains of one piece, on the stack of the piece's loop.
 // The cost of an iteration is kept as the grain that measured it (costIters
-// iterations in costTicks ticks), not as a quotient: the split decision
-// compares products (costAtLeast), so the common grain after which nothing
-// splits divides nothing.
+// iterations in costTicks ticks), not a quotient, so the common grain after
+// which nothing splits divides nothing (costAtLeast compares products).
 type pacer struct {
 	grain     int64 // iterations in the next grain
 	costIters int64 // iterations of the grain that measured the cost; 0: not measured yet

@@ -100,18 +100,23 @@ func recovered(r any, lo, hi int) *PanicError {
 	return &PanicError{Value: r, Stack: debug.Stack(), Lo: lo, Hi: hi}
 }
 
-// catchCombine returns combine(a, b), or its panic. A Goexit in combine
-// ends the goroutine, as in any body.
-func catchCombine[T any](combine func(a, b T) T, a, b T) (out T, pe *PanicError) {
-	c := catcher{lo: -1, hi: -1}
+// caught returns f(), or the panic it raised while [lo, hi) ran. A Goexit
+// in f goes on.
+func caught[R any](f func() R, lo, hi int) (out R, pe *PanicError) {
+	c := catcher{lo: lo, hi: hi}
 	defer c.catch(nil, func(p *PanicError) {
 		if !p.goexit {
 			pe = p
 		}
 	})
-	out = combine(a, b)
+	out = f()
 	c.returned = true
 	return out, nil
+}
+
+// catchCombine returns combine(a, b), or its panic.
+func catchCombine[T any](combine func(a, b T) T, a, b T) (T, *PanicError) {
+	return caught(func() T { return combine(a, b) }, -1, -1)
 }
 
 // raise re-raises a call's failure in its caller: a panic with the

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/parloop/parloop/par/internal/platform"
 )
@@ -313,7 +314,7 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 	platform.SetProfLabel(nil)
 	s.tree = 0
 	k := platform.GoroutineKey()
-	workers.Put(k, s)
+	workers.Put(k, unsafe.Pointer(s))
 	defer workers.Delete(k)
 	s.run()
 	returned = true

@@ -108,11 +108,11 @@ func poolOf(p *Pool) *Pool {
 
 // workers maps the keys of running workers' goroutines to their slots. A
 // worker puts its entry at its start and deletes it before it exits.
-var workers gtable.Table[slot]
+var workers gtable.Table
 
 // lookupWorker returns the worker slot run by the goroutine with key k (the
 // caller's own key), or nil.
-func lookupWorker(k uintptr) *slot { return workers.Get(k) }
+func lookupWorker(k uintptr) *slot { return (*slot)(workers.Get(k)) }
 
 const (
 	maxGuests = 64

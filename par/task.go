@@ -64,17 +64,13 @@ type join struct {
 }
 
 // Free lists. Each slot keeps up to maxFree tasks and joins, so that forks
-// and splits allocate nothing in the steady state. Every task and join has
-// a home, the slot that allocated it, and returns there: a piece split on
-// one slot is often finished on another. Such a remote free pushes the
-// object onto its home's remote list (a lock-free stack: CAS to push; the
+// and splits allocate nothing in the steady state. Every task and join
+// returns to its home, the slot that allocated it: from another slot by a
+// push onto the home's remote list (a lock-free stack: CAS to push, and the
 // owner takes the whole list with one Swap, so there is no ABA), which the
-// owner drains when its own list runs dry. Remote frees happen only for
-// stolen or split work, never on the fork fast path.
-//
-// The task free list is an array used as a stack: a fork takes the task at
-// the top and its join puts the same task back in the same place, so in the
-// steady state the list costs no pointer write (each one has a GC write
+// owner drains when its own runs dry. The task list is an array used as a
+// stack: a fork takes the task at the top and its join puts it back in the
+// same place, so the steady state writes no pointer (each one a GC write
 // barrier while the collector marks).
 const maxFree = 64
 

@@ -20,19 +20,22 @@ package gtable
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 const tombstone = ^uintptr(0)
 
-// Table maps goroutine keys (never 0 or ^0) to *V. The zero Table is empty.
-type Table[V any] struct {
+// Table maps goroutine keys (never 0 or ^0) to pointers. The zero Table is
+// empty. It is not generic: a generic Get took a dictionary argument on a
+// path every nested call and fork takes.
+type Table struct {
 	mu   sync.Mutex
-	data atomic.Pointer[entries[V]]
+	data atomic.Pointer[entries]
 }
 
-type entries[V any] struct {
+type entries struct {
 	keys []atomic.Uintptr
-	vals []atomic.Pointer[V]
+	vals []atomic.Pointer[byte]
 	mask uintptr
 	used int // live + tombstones; guarded by Table.mu
 }
@@ -46,7 +49,7 @@ func hash(k uintptr) uintptr {
 }
 
 // Get returns the value put for key k, or nil.
-func (t *Table[V]) Get(k uintptr) *V {
+func (t *Table) Get(k uintptr) unsafe.Pointer {
 	e := t.data.Load()
 	if e == nil {
 		return nil
@@ -54,7 +57,7 @@ func (t *Table[V]) Get(k uintptr) *V {
 	for i := hash(k) & e.mask; ; i = (i + 1) & e.mask {
 		switch e.keys[i].Load() {
 		case k:
-			return e.vals[i].Load()
+			return unsafe.Pointer(e.vals[i].Load())
 		case 0:
 			return nil
 		}
@@ -62,7 +65,7 @@ func (t *Table[V]) Get(k uintptr) *V {
 }
 
 // Put records v for key k, which has no entry.
-func (t *Table[V]) Put(k uintptr, v *V) {
+func (t *Table) Put(k uintptr, v unsafe.Pointer) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.data.Load()
@@ -73,7 +76,7 @@ func (t *Table[V]) Put(k uintptr, v *V) {
 }
 
 // Delete removes key k's entry, and panics if there is none.
-func (t *Table[V]) Delete(k uintptr) {
+func (t *Table) Delete(k uintptr) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.data.Load()
@@ -89,10 +92,10 @@ func (t *Table[V]) Delete(k uintptr) {
 	}
 }
 
-func (e *entries[V]) put(k uintptr, v *V) {
+func (e *entries) put(k uintptr, v unsafe.Pointer) {
 	for i := hash(k) & e.mask; ; i = (i + 1) & e.mask {
 		if e.keys[i].Load() == 0 {
-			e.vals[i].Store(v) // publish the value before the key
+			e.vals[i].Store((*byte)(v)) // publish the value before the key
 			e.keys[i].Store(k)
 			e.used++
 			return
@@ -102,7 +105,7 @@ func (e *entries[V]) put(k uintptr, v *V) {
 
 // grow publishes entries with old's live ones and room for as many again.
 // Called under t.mu.
-func (t *Table[V]) grow(old *entries[V]) *entries[V] {
+func (t *Table) grow(old *entries) *entries {
 	live := 0
 	if old != nil {
 		for i := range old.keys {
@@ -115,11 +118,11 @@ func (t *Table[V]) grow(old *entries[V]) *entries[V] {
 	for size < 4*(live+1) {
 		size *= 2
 	}
-	e := &entries[V]{keys: make([]atomic.Uintptr, size), vals: make([]atomic.Pointer[V], size), mask: uintptr(size - 1)}
+	e := &entries{keys: make([]atomic.Uintptr, size), vals: make([]atomic.Pointer[byte], size), mask: uintptr(size - 1)}
 	if old != nil {
 		for i := range old.keys {
 			if k := old.keys[i].Load(); k != 0 && k != tombstone {
-				e.put(k, old.vals[i].Load())
+				e.put(k, unsafe.Pointer(old.vals[i].Load()))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 )
 
 // Catches: a table that loses entries across a growth, finds a deleted
@@ -13,7 +14,7 @@ import (
 // look up every other key meanwhile, which must give that key's value or
 // nil, never another's.
 func TestStress(t *testing.T) {
-	var tab Table[int]
+	var tab Table
 	const n = 300 // several growths from the first 64 entries
 	vals := make([]int, n)
 	key := func(i int) uintptr { return uintptr(i+1) * 64 }
@@ -30,7 +31,7 @@ func TestStress(t *testing.T) {
 				default:
 				}
 				i := rng.IntN(n)
-				if v := tab.Get(key(i)); v != nil && v != &vals[i] {
+				if v := tab.Get(key(i)); v != nil && v != unsafe.Pointer(&vals[i]) {
 					wrong.Add(1)
 				}
 			}
@@ -43,8 +44,8 @@ func TestStress(t *testing.T) {
 				if tab.Get(key(i)) != nil {
 					wrong.Add(1)
 				}
-				tab.Put(key(i), &vals[i])
-				if tab.Get(key(i)) != &vals[i] {
+				tab.Put(key(i), unsafe.Pointer(&vals[i]))
+				if tab.Get(key(i)) != unsafe.Pointer(&vals[i]) {
 					wrong.Add(1)
 				}
 				tab.Delete(key(i))
@@ -67,7 +68,7 @@ func TestStress(t *testing.T) {
 // it is only checked to return a value that key held at some time up to
 // the lookup's end (never one it never held, nor another key's).
 func TestLinearizable(t *testing.T) {
-	var tab Table[int64]
+	var tab Table
 	const keys, changes = 64, 2000
 	key := func(i int) uintptr { return uintptr(i+1) * 8 }
 	var version [keys]atomic.Int64 // the last change made to each key
@@ -78,8 +79,8 @@ func TestLinearizable(t *testing.T) {
 			for c := int64(1); c <= changes; c++ {
 				if c%2 == 1 {
 					v := c
-					tab.Put(key(i), &v)
-					if got := tab.Get(key(i)); got != &v {
+					tab.Put(key(i), unsafe.Pointer(&v))
+					if got := tab.Get(key(i)); got != unsafe.Pointer(&v) {
 						bad.Add(1)
 					}
 				} else {
@@ -97,7 +98,7 @@ func TestLinearizable(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(r), 2))
 			for range 200_000 {
 				i := rng.IntN(keys)
-				got := tab.Get(key(i))
+				got := (*int64)(tab.Get(key(i)))
 				after := version[i].Load()
 				if got != nil && (*got > after+1 || *got%2 == 0) {
 					bad.Add(1)
@@ -116,7 +117,7 @@ func TestLinearizable(t *testing.T) {
 func FuzzTable(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 0, 1, 2, 3})
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		var tab Table[int]
+		var tab Table
 		model := map[uintptr]*int{}
 		for i, op := range ops {
 			k := uintptr(op>>2) + 1
@@ -124,7 +125,7 @@ func FuzzTable(f *testing.F) {
 			case 0, 1:
 				if model[k] == nil {
 					v := i
-					tab.Put(k, &v)
+					tab.Put(k, unsafe.Pointer(&v))
 					model[k] = &v
 				}
 			case 2:
@@ -133,12 +134,12 @@ func FuzzTable(f *testing.F) {
 					delete(model, k)
 				}
 			}
-			if got := tab.Get(k); got != model[k] {
+			if got := (*int)(tab.Get(k)); got != model[k] {
 				t.Fatalf("op %d: Get(%d) = %v, want %v", i, k, got, model[k])
 			}
 		}
 		for k, v := range model {
-			if tab.Get(k) != v {
+			if (*int)(tab.Get(k)) != v {
 				t.Fatalf("Get(%d) lost its entry", k)
 			}
 		}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# heuristics.sh [ROUNDS] [P]: each heuristic of the scheduler against the
+# library without it (docs/DESIGN.md, "Heuristics"), A/B in one binary built
+# with -tags parloop_experiments, alternated, ROUNDS rounds (default 6) at
+# GOMAXPROCS=P (default 2), on the benchmarks that heuristic exists for.
+# Raw outputs and benchstat tables go to raw/heuristics-P<P>/. Run it from
+# bench/ on a quiet machine; HEUR="kicks cuts" limits it to some.
+set -euo pipefail
+export PATH="$(go env GOPATH)/bin:$PATH" # benchstat: see README.md
+rounds=${1:-6}
+P=${2:-2}
+out=raw/heuristics-P$P
+mkdir -p "$out"
+bin=$(mktemp -d)/bench.test
+go test -tags parloop_experiments -c -o "$bin" .
+declare -A rows=(
+  [kicks]='LongFirstItem$|UTS$/peer=par.For$|Skewed$/peer=par.For$'
+  [cuts]='LongFirstItem$|Skewed$/peer=par.For$|Mandelbrot$/peer=par.For$'
+  [parts]='Mandelbrot$/peer=par.For$|Skewed$/peer=par.For$'
+  [early]='FewItems$/n=(2|8)/cost=1ms/pool=P2/impl=par.For$|UTS$/peer=par.(For|ReduceRange)$|TreeWalk$/peer=par.Join$'
+  [plainnested]='UTS$/peer=par.(For|ReduceRange)$|Nested$/peer=par.(For|ForRange)$|NestedSmall$'
+  [crowds]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.(For|ForRange)$'
+  [saturation]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.ForRange$|ManyCallers$/peer=par.ForRange$'
+  [stretch]='CallersSweep$/callers=64$/n=(1000|10000)$/impl=par.ForRange$'
+  [guestyield]='CallersSweep$/callers=(8|64)$/n=10000$/impl=par.ForRange$|ManyCallers$/peer=par.ForRange$'
+  [spinyield]='FewItems$/n=(8|32)/cost=1ms/pool=P8sleep/impl=par.For$'
+  [backoff]='Tiny$/peer=par.For$|Uniform$/peer=par.For$|Quicksort$/peer=par.Join$|Fib30$/peer=par.BothOf-direct$'
+)
+declare -A setting=(
+  [kicks]=kicks=off [cuts]=cuts=off [parts]=parts=off [early]=early=off
+  [plainnested]=plainnested=off [crowds]=crowds=off [saturation]=saturation=off
+  [stretch]=stretch=off [guestyield]=guestyield=off [spinyield]=spinyield=off [backoff]=backoff=off
+)
+for h in ${HEUR:-kicks cuts parts early plainnested crowds saturation stretch guestyield spinyield backoff}; do
+  rm -f "$out/$h.on.txt" "$out/$h.off.txt"
+  for _ in $(seq "$rounds"); do
+    for side in on off; do
+      exp=default; [ $side = off ] && exp=${setting[$h]}
+      GOMAXPROCS=$P PARLOOP_EXPERIMENT=$exp "$bin" -test.run '^$' -test.bench "${rows[$h]}" \
+        -test.benchtime 20x -test.count 1 | grep '^Benchmark' >> "$out/$h.$side.txt" || true
+    done
+  done
+  benchstat -filter '.unit:(sec/op)' "$out/$h.on.txt" "$out/$h.off.txt" > "$out/$h.benchstat.txt" || true
+  echo "== $h (on = the default, off = ${setting[$h]})"; cat "$out/$h.benchstat.txt"
+done
