@@ -5,24 +5,34 @@
 // for bodies that block. This package holds no code; the module's parts
 // are:
 //
-//   - package par (github.com/parloop/parloop/par): the API. The verbs
-//     For, ForRange, Map, Reduce, ReduceRange, ForErr, MapErr, Invoke,
-//     Join, Both and BothOf; the options On, Grain, Blocking and
-//     Deterministic; Pool, its Stats, and Machine, the CPU topology the
-//     pool places its workers on. Start with its package documentation,
-//     which says which verb to use when and what every call guarantees.
-//   - package par/capture: opens a captured machine (a directory or tar
-//     archive of a machine's /sys and /proc files) for par.ReadMachine;
-//     kept out of par so that importing par links no archive readers.
+//   - package par (github.com/parloop/parloop/par): the verbs For,
+//     ForRange, Map, ForErr, MapErr, Reduce, ReduceRange and Fold for loops
+//     and reductions, Invoke, Join, Both and BothOf for forks; the options
+//     On, Grain, Blocking, Deterministic, Track (with Progress) and
+//     Weighted; Pool and its Stats; PanicError; Machine and HostMachine,
+//     the CPU topology a pool places its workers on. Start with its package
+//     documentation, which says which verb to use when and what every call
+//     guarantees.
+//   - package iter (github.com/parloop/parloop/iter): parallel pipelines
+//     over slices, ranges, iterators, channels and lines: sources, stages
+//     (Map, Filter, FlatMap and their error forms) and terminals (ForEach,
+//     Collect, Reduce, Fold, Count, Sum, ...), on the same pool.
+//   - package pslices (github.com/parloop/parloop/pslices): parallel
+//     drop-ins for the slices package: Sort, SortFunc, SortStableFunc,
+//     Index, Contains, Equal, Min, Max, their Func forms, and prefix sums
+//     (Scan, ScanExclusive) with an order-keeping DeleteFunc built on them.
 //   - cmd/parvet, a module of its own: an analyzer that reports racy writes
-//     in parallel bodies and rewrites WaitGroup and errgroup fan-out loops
-//     into par verbs (cmd/parvet/README.md).
-//   - examples/: mandelbrot (an irregular loop, with its speedup),
-//     quicksort (recursive Join) and topology (prints a machine and the
-//     pool's placement on it, for this machine or a captured one).
+//     in parallel bodies and pipeline stages and rewrites WaitGroup and
+//     errgroup fan-out into par verbs (cmd/parvet/README.md); and
+//     cmd/parloop-trace, which reads a runtime/trace file and shows how
+//     each call spread over the workers.
+//   - examples/: tfidf (the main example: indexing a source tree and
+//     ranking files for a query), mandelbrot (an irregular loop),
+//     quicksort (recursive Join), pgrep and stream (pipelines), and
+//     topology (prints a machine and where a pool's workers run on it).
 //   - bench/, a module of its own: the benchmarks against the peers
-//     (errgroup, conc, ants, pond, hand-written fan-out), the report that
-//     generates bench/RESULTS.md, and the analysis in bench/ANALYSIS.md.
+//     (errgroup, conc, ants, pond, rill, sorty, hand-written fan-out), the
+//     report that generates bench/RESULTS.md, and bench/ANALYSIS.md.
 //
 // README.md is the user's overview; docs/DESIGN.md describes how the
 // scheduler is built, for contributors.
