@@ -110,7 +110,7 @@ func (s *slot) popLocal() *task {
 }
 
 // offersWork reports whether thieves can take a task of s's now and none
-// asked s for more: a nested call on s then runs as a plain loop (split.go).
+// asked s for more: a nested call on s then runs as a plain loop (route.go).
 // Owner only.
 func (s *slot) offersWork() bool {
 	return s.dq != nil && s.dq.Len() != 0 && !s.want.Load()

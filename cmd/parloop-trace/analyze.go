@@ -394,7 +394,7 @@ func (a *analysis) finishWorkers() {
 // tile works out the range each piece ran and checks that these ranges
 // tile [0, n). A piece logs its range [lo, hi) when it begins; while it
 // runs it may split, pushing the upper half of what is left as a new piece
-// and going on with the lower half (par/split.go). So a piece runs from its
+// and going on with the lower half (par/offer.go). So a piece runs from its
 // lo up to the lo of the next piece in index order, and the logged ranges
 // of one call satisfy: the los are distinct and start at 0, no two
 // consecutive ones leave a gap (the next lo is at most this hi), and every

@@ -66,7 +66,7 @@ func phases(quick bool, cpus []int, mainCount, goalCount, expCount int, mainTime
 		// judge by a coin toss (ops of 30-170 ms whose ratios move by 10%
 		// between rounds): the tree walks and Filter+Map+Reduce over a
 		// slice, at 2 workers, in ten rounds of three ops each; and the
-		// loop whose first item is half the work (cuts, par/cut.go).
+		// loop whose first item is half the work (cuts, par/offer.go).
 		treeTime := "3x"
 		if quick {
 			treeTime = "1x"

@@ -6,7 +6,7 @@
 // Everything is read through an [fs.FS] rooted at a machine's "/", so that
 // the same code reads the live host ([Host]) or a capture ([Read]: a
 // directory, or a tarball such as hwloc's test captures, which
-// [github.com/parloop/parloop/par/capture.Open] reads into memory):
+// the module's internal/capture reads into memory):
 //
 //   - sys/devices/system/cpu/online (else the cpuN directories and their
 //     cpuN/online flags, else /proc/cpuinfo) for the online CPUs, and
