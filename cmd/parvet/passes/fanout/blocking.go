@@ -160,7 +160,9 @@ func (ps *pass) nodeBlocks(n ast.Node, ignore map[types.Object]bool) string {
 				}
 			}
 		case *ast.CallExpr:
-			why = ps.callBlocks(m)
+			if !ps.skipped(m) {
+				why = ps.callBlocks(m)
+			}
 		}
 		return why == ""
 	})

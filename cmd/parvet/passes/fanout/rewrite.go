@@ -36,6 +36,14 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		ignore[fl.sem] = true
 	}
 	blockWhy := ps.nodeBlocks(fl.lit.Body, ignore)
+	// A recursive fan-out (the goroutines call the function that starts
+	// them): the call blocks on its own level's Wait, which the rewrite
+	// removes, so the function is judged by the rest of its body.
+	self, selfDecl := ps.enclosingFunc(file, loop.Pos())
+	recursive := self != nil && ps.calls(fl.lit.Body, self)
+	if recursive {
+		blockWhy = ps.blocksBesides(selfDecl.Body, self, []*ast.CallExpr{fl.wait}, ignore)
+	}
 
 	// A package that checks for leaked goroutines would report the pool's
 	// workers, which a plain par.For starts and which outlive the call
@@ -516,6 +524,9 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 			msg += "; the goroutine limit is dropped, the pool bounds the parallelism"
 		}
 		title = "Rewrite with " + verb
+	}
+	if recursive {
+		msg = "recursive " + msg + fmt.Sprintf(" (%s calls itself in the goroutines, a WaitGroup per level: nested %s calls share the pool's workers instead of a goroutine per node)", self.Name(), verb)
 	}
 	if fv := info.FileVersions[file]; fv != "" && version.Compare(fv, "go1.22") < 0 {
 		for _, v := range []*types.Var{keyVar, valueVar} {
