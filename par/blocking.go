@@ -48,7 +48,7 @@ func runBlocking(verb string, n int, cfg *callConfig, body *rangeBody) error {
 	// the heap).
 	c, b := *cfg, *body
 	var tc traced
-	tc.startTrace(verb, n)
+	tc.startTrace(verb, n, nil, b.ctx)
 	defer tc.endTrace()
 	limit := c.blocking
 	var (

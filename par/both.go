@@ -2,6 +2,7 @@ package par
 
 import (
 	"reflect"
+	"runtime/trace"
 	"unsafe"
 )
 
@@ -28,6 +29,12 @@ func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
 	}
 	if guest {
 		defer releaseGuest(s, cputicks()) // runs after the join's own deferred function
+		if trace.IsEnabled() {
+			var a A
+			var b B
+			tracedFork(s, "Both", 2, func() { a, b = Both(f, g) })
+			return a, b
+		}
 	}
 	t := s.newForkTask(*(*func())(unsafe.Pointer(&g)), callResult[B]{})
 	s.pushForkTask(t, false)
@@ -53,6 +60,12 @@ func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) 
 	}
 	if guest {
 		defer releaseGuest(s, cputicks())
+		if trace.IsEnabled() {
+			var a A
+			var b B
+			tracedFork(s, "BothOf", 2, func() { a, b = BothOf(f, x, g, y) })
+			return a, b
+		}
 	}
 	t := s.newForkTask(*(*func())(unsafe.Pointer(&g)), callArgResult[Y, B]{})
 	putWords(&t.argWords, &t.argp, y)

@@ -43,6 +43,9 @@ import "unsafe"
 func (s *slot) runFunc(t *task) {
 	s.unflushedPieces++
 	w := t.waiter
+	if w != s {
+		defer endRegion(stolenFork(s))
+	}
 	returned := false
 	defer func() {
 		if !returned {

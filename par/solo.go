@@ -11,6 +11,8 @@ package par
 // hint. A body's panic is wrapped and re-raised as on the parallel path; a
 // Goexit goes on, nothing else being in flight.
 
+import "context"
+
 // runSolo runs a range call at parallelism 1 (or with no seat: a closed
 // pool, or every guest seat taken): one loop on the caller over [lo, n),
 // with no frame, no task and no clock, since nothing can be offered to
@@ -23,7 +25,7 @@ package par
 // return the index of the first iteration not run, for the caller to run
 // the rest as a parallel call. Otherwise next is n.
 func runSolo(verb string, s *slot, guest bool, lo, n int, c *callConfig, b *rangeBody, watch bool) (next int, err error) {
-	sc := beginSolo(verb, s, guest, n-lo)
+	sc := beginSolo(verb, s, guest, n-lo, b.ctx)
 	defer sc.end()
 	next = n
 	switch {
@@ -150,9 +152,9 @@ type soloCall struct {
 	returned bool
 }
 
-func beginSolo(verb string, s *slot, guest bool, n int) soloCall {
+func beginSolo(verb string, s *slot, guest bool, n int, ctx context.Context) soloCall {
 	sc := soloCall{s: s, guest: guest}
-	sc.startTrace(verb, n)
+	sc.startTrace(verb, n, s, ctx)
 	if s != nil {
 		s.unflushedPieces++
 		if guest {
@@ -190,7 +192,7 @@ func (sc *soloCall) end() {
 // far, so the result is still combine(identity, fold of every chunk in
 // order).
 func reduceSolo[T any](verb string, s *slot, guest bool, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, c callConfig, watch bool, crowd *crowdWatch) T {
-	sc := beginSolo(verb, s, guest, n)
+	sc := beginSolo(verb, s, guest, n, nil)
 	defer sc.end()
 	if !watch && crowd == nil {
 		out := combine(identity, leaf(0, n))

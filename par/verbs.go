@@ -2,6 +2,7 @@ package par
 
 import (
 	"context"
+	"runtime/trace"
 )
 
 // enter finds the slot on which the calling goroutine runs a call on pool p
@@ -83,7 +84,7 @@ func doRange(verb string, opts []Option, n int, b rangeBody) error {
 	}
 	f.begin(p, s, &c)
 	f.shape(s, guest, n-lo)
-	f.startTrace(verb, n-lo)
+	f.startTrace(verb, n-lo, s, b.ctx)
 	f.bodyI, f.bodyR, f.bodyE, f.ctx, f.cancel = b.i, b.r, b.e, b.ctx, b.cancel
 	var t0 int64
 	if guest {
@@ -313,7 +314,7 @@ func reduceRange[T any](verb string, n int, identity T, leaf func(lo, hi int) T,
 func runReduce[T any](verb string, f *reduceFrame[T], s *slot, guest bool, p *Pool, n int, identity T, c callConfig) T {
 	f.begin(p, s, &c)
 	f.shape(s, guest, n)
-	f.startTrace(verb, n)
+	f.startTrace(verb, n, s, nil)
 	defer f.endTrace()
 	var t0 int64
 	if guest {
@@ -376,6 +377,10 @@ func Invoke(fns []func(), opts ...Option) {
 	}
 	if guest {
 		defer releaseGuest(s, cputicks())
+		if trace.IsEnabled() {
+			tracedFork(s, "Invoke", len(fns), func() { Invoke(fns) })
+			return
+		}
 	}
 	if len(fns) == 2 {
 		s.join2(fns[0], fns[1])
@@ -407,5 +412,9 @@ func Join(f, g func(), opts ...Option) {
 
 func joinAsGuest(s *slot, f, g func()) {
 	defer releaseGuest(s, cputicks())
+	if trace.IsEnabled() {
+		tracedFork(s, "Join", 2, func() { s.join2(f, g) })
+		return
+	}
 	s.join2(f, g)
 }
