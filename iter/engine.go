@@ -325,7 +325,7 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 				close(done)
 			}
 		}()
-		par.For(1, func(int) { guarded(st, "iter.driver", body) }, par.Blocking(1))
+		st.inRegion("iter.driver", func() { par.For(1, func(int) { guarded(st, "iter.driver", body) }, par.Blocking(1)) })
 		normal = true
 	}()
 

@@ -50,6 +50,16 @@ func (st *state) startTrace(o *options, n int) {
 	trace.Log(st.traceCtx, "pipeline", desc+" | "+term)
 }
 
+// inRegion runs f, in a region of the run's task named role if it is
+// traced.
+func (st *state) inRegion(role string, f func()) {
+	if st.traceCtx == nil {
+		f()
+		return
+	}
+	trace.WithRegion(st.traceCtx, role, f)
+}
+
 // endTrace ends the run's task.
 func (st *state) endTrace() {
 	if st.traceTask != nil {
