@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/xml"
-	"errors"
-	"io"
 	"runtime/trace"
 	"slices"
 	"strings"
@@ -104,18 +101,7 @@ var mixedTrace = sync.OnceValues(func() ([]byte, error) {
 	return buf.Bytes(), err
 })
 
-func mixedAnalysis(t *testing.T) *analysis {
-	t.Helper()
-	b, err := mixedTrace()
-	if err != nil {
-		t.Fatalf("recording the trace: %v", err)
-	}
-	a, err := analyze(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("analyze: %v", err)
-	}
-	return a
-}
+func mixedAnalysis(t *testing.T) *analysis { return analyzeRecorded(t, mixedTrace) }
 
 // Catches: forks not traced or traced per fork rather than per call tree,
 // pipelines or their stages not named, their par calls not found from
@@ -289,58 +275,8 @@ func TestMixedTimeline(t *testing.T) {
 	if err := l.writeSVG(&svg); err != nil {
 		t.Fatal(err)
 	}
-	d := xml.NewDecoder(bytes.NewReader(svg.Bytes()))
-	rows, callRects := map[string]bool{}, 0
-	var legend, titles []string
-	var groups []string
-	inText := false
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("the SVG is not XML: %v", err)
-		}
-		switch tok := tok.(type) {
-		case xml.StartElement:
-			switch tok.Name.Local {
-			case "g":
-				class := ""
-				for _, at := range tok.Attr {
-					switch at.Name.Local {
-					case "data-goroutine":
-						rows[at.Value] = true
-					case "class":
-						class = at.Value
-					}
-				}
-				groups = append(groups, class)
-			case "rect":
-				if len(groups) > 0 && groups[len(groups)-1] == "calls" {
-					callRects++
-				}
-			case "text", "title":
-				inText = true
-			}
-		case xml.CharData:
-			if inText && len(groups) > 0 {
-				switch groups[len(groups)-1] {
-				case "legend":
-					legend = append(legend, string(tok))
-				case "row":
-					titles = append(titles, string(tok))
-				}
-			}
-		case xml.EndElement:
-			switch tok.Name.Local {
-			case "g":
-				groups = groups[:len(groups)-1]
-			case "text", "title":
-				inText = false
-			}
-		}
-	}
+	sv := parseSVG(t, svg.Bytes())
+	rows, callRects, legend, titles := sv.rows, sv.callRects, sv.legend, sv.titles
 	roots := a.roots()
 	if callRects != len(roots) {
 		t.Errorf("the calls band has %d rectangles; want one per call tree or pipeline, %d (of %d calls)", callRects, len(roots), len(a.calls))
