@@ -1,5 +1,6 @@
 // Command parvet finds fan-out loops that parloop's verbs can replace, offers
-// the rewrite, and reports writes in parallel bodies that can race.
+// the rewrite, reports writes in parallel bodies that can race, and
+// suggests pslices' parallel sorts for data a parallel call made.
 //
 // Install it from a clone of the repository (its root):
 //
@@ -27,11 +28,12 @@ import (
 
 	"github.com/parloop/parloop/cmd/parvet/passes/fanout"
 	"github.com/parloop/parloop/cmd/parvet/passes/parrace"
+	"github.com/parloop/parloop/cmd/parvet/passes/parsort"
 )
 
 func main() {
 	if os.Getenv(childEnv) == "" && fixing(os.Args[1:]) {
 		os.Exit(fixAndTidy(os.Args[1:]))
 	}
-	multichecker.Main(parrace.Analyzer, fanout.Analyzer)
+	multichecker.Main(parrace.Analyzer, fanout.Analyzer, parsort.Analyzer)
 }

@@ -36,8 +36,9 @@ type Verb struct {
 
 // Package paths.
 const (
-	Par  = "github.com/parloop/parloop/par"
-	Iter = "github.com/parloop/parloop/iter"
+	Par     = "github.com/parloop/parloop/par"
+	Iter    = "github.com/parloop/parloop/iter"
+	Pslices = "github.com/parloop/parloop/pslices"
 )
 
 // Table lists the verbs, one a line.
@@ -72,6 +73,9 @@ var Table = []Verb{
 	{Iter, "Pipe.Any", []FuncArg{{Arg: 0, Kind: Loop}}},
 	{Iter, "Pipe.Every", []FuncArg{{Arg: 0, Kind: Loop}}},
 	{Iter, "Fold", []FuncArg{{Arg: 1, Kind: Loop}, {Arg: 2, Kind: Loop}}},
+	// pslices' sorts call cmp from several goroutines at once.
+	{Pslices, "SortFunc", []FuncArg{{Arg: 1, Kind: Loop}}},
+	{Pslices, "SortStableFunc", []FuncArg{{Arg: 1, Kind: Loop}}},
 	// Not parloop's: the standard library's own parallel body. A
 	// benchmark's RunParallel runs its function on GOMAXPROCS goroutines.
 	{"testing", "B.RunParallel", []FuncArg{{Arg: 0, Kind: Loop}}},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/parloop/parloop/iter"
 	"github.com/parloop/parloop/par"
+	"github.com/parloop/parloop/pslices"
 )
 
 func positives(xs []int, words []string) {
@@ -50,6 +51,15 @@ func positives(xs []int, words []string) {
 			total += x // want `par.Fold body updates captured variable total with \+= \(data race\); add to the worker's accumulator \(acc\) instead: par.Fold merges the accumulators at the end`
 		}
 	}, func(a, b int) int { return a + b })
+}
+
+func sortCmp(xs []int) int {
+	calls := 0
+	pslices.SortFunc(xs, func(a, b int) int {
+		calls++ // want `pslices.SortFunc body calls\+\+ updates captured variable calls`
+		return a - b
+	})
+	return calls
 }
 
 func negatives(xs []int, words []string) {
