@@ -30,10 +30,7 @@ func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
 	if guest {
 		defer releaseGuest(s, cputicks()) // runs after the join's own deferred function
 		if trace.IsEnabled() {
-			var a A
-			var b B
-			tracedFork(s, "Both", 2, func() { a, b = Both(f, g) })
-			return a, b
+			return tracedBoth(s, f, g)
 		}
 	}
 	t := s.newForkTask(*(*func())(unsafe.Pointer(&g)), callResult[B]{})
@@ -61,10 +58,7 @@ func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) 
 	if guest {
 		defer releaseGuest(s, cputicks())
 		if trace.IsEnabled() {
-			var a A
-			var b B
-			tracedFork(s, "BothOf", 2, func() { a, b = BothOf(f, x, g, y) })
-			return a, b
+			return tracedBothOf(s, f, x, g, y)
 		}
 	}
 	t := s.newForkTask(*(*func())(unsafe.Pointer(&g)), callArgResult[Y, B]{})

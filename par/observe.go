@@ -141,6 +141,18 @@ func tracedFork(s *slot, verb string, n int, fork func()) {
 	fork()
 }
 
+// tracedBoth is Both from outside the pool while tracing (see tracedFork).
+func tracedBoth[A, B any](s *slot, f func() A, g func() B) (a A, b B) {
+	tracedFork(s, "Both", 2, func() { a, b = Both(f, g) })
+	return a, b
+}
+
+// tracedBothOf is BothOf from outside the pool while tracing.
+func tracedBothOf[X, Y, A, B any](s *slot, f func(X) A, x X, g func(Y) B, y Y) (a A, b B) {
+	tracedFork(s, "BothOf", 2, func() { a, b = BothOf(f, x, g, y) })
+	return a, b
+}
+
 // stolenFork starts the region of a fork's function run by a thief, s, in
 // the task of its call tree: "stolen fork". It returns nil when tracing is
 // off or the tree has no task (it began before the trace did).
