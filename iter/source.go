@@ -75,13 +75,15 @@ func From2[K, V any](seq Seq2[K, V], opts ...Option) Pipe[Pair[K, V]] {
 	if seq == nil {
 		panic("iter: From2 with nil seq")
 	}
-	return From(func(yield func(Pair[K, V]) bool) {
+	p := From(func(yield func(Pair[K, V]) bool) {
 		for k, v := range seq {
 			if !yield(Pair[K, V]{k, v}) {
 				return
 			}
 		}
 	}, opts...)
+	p.o.stages = "From2"
+	return p
 }
 
 // Chan returns a pipeline over the values received from c until it is
@@ -140,6 +142,7 @@ func Lines(sc *bufio.Scanner, opts ...Option) Pipe[string] {
 			}
 		}
 	}, opts...)
+	p.o.stages = "Lines"
 	pull := p.pull
 	p.pull = func(st *state, size func() int, yield func(batch[string]) bool) error {
 		if err := pull(st, size, yield); err != nil {
