@@ -1,6 +1,7 @@
 package fanout
 
 import (
+	"context"
 	"strings"
 	"sync"
 )
@@ -125,4 +126,30 @@ func ReadsUnderLock(xs []int) int { // want ReadsUnderLock:"blocks: calls sync\\
 	}
 	wg.Wait()
 	return best
+}
+
+type probe struct {
+	name string
+	fn   func(ctx context.Context) bool
+}
+
+// Probes merges under a mutex, but its body passes a context to a function
+// value (a network probe, say): it blocks, so par.For with par.Blocking,
+// the lock kept.
+func Probes(ctx context.Context, probes []probe) map[string]bool { // want Probes:"blocks: passes a context to p.fn"
+	found := map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, p := range probes { // want `whose body blocks \(passes a context to p.fn\): rewrite it as par.For\(len\(probes\), ...\) with par.Blocking\(max\(1, len\(probes\)\)\)`
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok := p.fn(ctx)
+			mu.Lock()
+			found[p.name] = ok
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return found
 }
