@@ -525,7 +525,10 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		}
 		title = "Rewrite with " + verb
 	}
-	if recursive {
+	switch {
+	case recursive && blockWhy != "":
+		msg = "recursive " + msg + fmt.Sprintf(" (%s calls itself in the goroutines, a WaitGroup per level, and blocks besides: each level's bodies keep goroutines of their own, as many as par.Blocking allows)", self.Name())
+	case recursive:
 		msg = "recursive " + msg + fmt.Sprintf(" (%s calls itself in the goroutines, a WaitGroup per level: nested %s calls share the pool's workers instead of a goroutine per node)", self.Name(), verb)
 	}
 	if fv := info.FileVersions[file]; fv != "" && version.Compare(fv, "go1.22") < 0 {

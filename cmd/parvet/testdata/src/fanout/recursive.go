@@ -102,3 +102,19 @@ func NotRecursive(a, b []int) (int, int) { // want NotRecursive:"blocks: calls s
 	wg.Wait()
 	return x, y
 }
+
+// ReadAll reads a file at every node and starts a goroutine per child:
+// par.For with par.Blocking, nested.
+func ReadAll(t *Tree, out chan<- []byte) { // want ReadAll:"blocks: calls os.ReadFile"
+	b, _ := os.ReadFile(t.Path)
+	_ = b
+	var wg sync.WaitGroup
+	for _, k := range t.Kids { // want `recursive fan-out loop \(a goroutine per item and a WaitGroup\) whose body blocks \(calls os.ReadFile\): rewrite it as par.For\(len\(t.Kids\), ...\) with par.Blocking\(max\(1, len\(t.Kids\)\)\), which runs blocking bodies on goroutines of their own, not a plain par.For \(ReadAll calls itself in the goroutines, a WaitGroup per level, and blocks besides`
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ReadAll(k, out)
+		}()
+	}
+	wg.Wait()
+}
