@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/parloop/parloop/cmd/parvet/internal/stmts"
 )
 
 // Merges under a mutex: a fan-out loop whose goroutines end by merging
@@ -257,7 +259,7 @@ func (ps *pass) mergeStmt(fp *foldPlan, st ast.Stmt, lit *ast.FuncLit) bool {
 			}
 			// v = append(v, ...)
 			call, ok := ast.Unparen(st.Rhs[0]).(*ast.CallExpr)
-			if !ok || !isBuiltin(info, call.Fun, "append") || len(call.Args) < 2 {
+			if !ok || !stmts.IsBuiltin(info, call.Fun, "append") || len(call.Args) < 2 {
 				return false
 			}
 			if a, _ := target(call.Args[0]); a != v {

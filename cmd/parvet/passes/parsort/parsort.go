@@ -32,6 +32,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/typeutil"
 
+	"github.com/parloop/parloop/cmd/parvet/internal/stmts"
 	"github.com/parloop/parloop/cmd/parvet/internal/verbs"
 )
 
@@ -108,7 +109,7 @@ func checkFunc(pass *analysis.Pass, file *ast.File, body *ast.BlockStmt) {
 			if w := rootVar(info, a); w != nil {
 				pc.tied[w] = true
 			}
-			if c, ok := ast.Unparen(a).(*ast.CallExpr); ok && len(c.Args) == 1 && isBuiltin(info, c.Fun, "len") {
+			if c, ok := ast.Unparen(a).(*ast.CallExpr); ok && len(c.Args) == 1 && stmts.IsBuiltin(info, c.Fun, "len") {
 				if w := rootVar(info, c.Args[0]); w != nil {
 					pc.tied[w] = true // par.For(len(xs), ...)
 				}
@@ -298,15 +299,6 @@ func written(info *types.Info, lit *ast.FuncLit) []*types.Var {
 func isPkg(info *types.Info, id *ast.Ident) bool {
 	_, ok := info.Uses[id].(*types.PkgName)
 	return ok
-}
-
-func isBuiltin(info *types.Info, fun ast.Expr, name string) bool {
-	id, ok := ast.Unparen(fun).(*ast.Ident)
-	if !ok {
-		return false
-	}
-	b, ok := info.Uses[id].(*types.Builtin)
-	return ok && b.Name() == name
 }
 
 func inside(n ast.Node, lits []*ast.FuncLit) bool {
