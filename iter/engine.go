@@ -3,6 +3,7 @@ package iter
 import (
 	"context"
 	"runtime"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,9 +28,12 @@ type state struct {
 	err      error                  // the first error
 	finished bool                   // finish has run; err is final
 	gates    map[*int]chan struct{} // the semaphores of stages given Limit
+
+	traceCtx  context.Context // the run's trace task, if traced (trace.go)
+	traceTask *trace.Task
 }
 
-func newState(o *options) *state {
+func newState(o *options, n int) *state {
 	parent := o.ctx
 	if parent == nil {
 		parent = context.Background()
@@ -40,6 +44,7 @@ func newState(o *options) *state {
 		st.stop.Store(true)
 		close(st.watched)
 	})
+	st.startTrace(o, n)
 	return st
 }
 
@@ -98,6 +103,7 @@ func (st *state) finish() error {
 		return st.err
 	}
 	st.finished = true
+	defer st.endTrace()
 	if !st.undo() {
 		<-st.watched // the parent was cancelled: wait for the AfterFunc
 		if st.err == nil {
@@ -319,7 +325,7 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 				close(done)
 			}
 		}()
-		par.For(1, func(int) { guarded(st, body) }, par.Blocking(1))
+		st.inRegion("iter.driver", func() { par.For(1, func(int) { guarded(st, "iter.driver", body) }, par.Blocking(1)) })
 		normal = true
 	}()
 
@@ -349,13 +355,16 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 
 // guarded runs body, halting the run if it ends abnormally (a panic,
 // Goexit), so that nothing waits for it.
-func guarded(st *state, body func()) {
+func guarded(st *state, role string, body func()) {
 	ok := false
 	defer func() {
 		if !ok {
 			st.halt()
 		}
 	}()
+	if st.traceCtx != nil {
+		defer trace.StartRegion(st.traceCtx, role).End()
+	}
 	body()
 	ok = true
 }
@@ -429,7 +438,7 @@ func (p Pipe[T]) pool(st *state, nr int, sz *sizer, tokens chan struct{}, run fu
 		rounds := func() {
 			for first := next(); first != nil; first = next() {
 				par.For(nr, func(w int) {
-					guarded(st, func() {
+					guarded(st, "iter.runners", func() {
 						var idle *time.Timer
 						defer func() {
 							if idle != nil {
@@ -483,9 +492,9 @@ func (p Pipe[T]) pool(st *state, nr int, sz *sizer, tokens chan struct{}, run fu
 		}
 		par.For(2, func(i int) {
 			if i == 0 {
-				guarded(st, producer)
+				guarded(st, "iter.source", producer)
 			} else {
-				guarded(st, rounds)
+				guarded(st, "iter.rounds", rounds)
 			}
 		}, par.Blocking(2))
 	}
@@ -500,7 +509,11 @@ func (p Pipe[T]) blocking(st *state, nr int, sz *sizer, tokens chan struct{}, ru
 		work := make(chan *job[T], cap(tokens))
 		producer := p.producer(st, sz, tokens, work)
 		par.For(nr+1, func(i int) {
-			guarded(st, func() {
+			role := "iter.runners"
+			if i == 0 {
+				role = "iter.source"
+			}
+			guarded(st, role, func() {
 				if i == 0 {
 					producer()
 					return

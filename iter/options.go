@@ -16,6 +16,7 @@ type options struct {
 	limit     int // blocking runners; 0: CPU-bound, one runner per worker
 	blocking  int // the sum of the stages' Limits
 	ctx       context.Context
+	stages    string // "Slice | Map | Filter": the source and stages so far, for traces (trace.go)
 	pool      *par.Pool
 }
 

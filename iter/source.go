@@ -6,7 +6,7 @@ import "bufio"
 // it splits on the pool like par.ForRange. s must not change while the
 // pipeline runs.
 func Slice[T any](s []T, opts ...Option) Pipe[T] {
-	return Pipe[T]{o: makeOptions(opts), n: len(s),
+	return Pipe[T]{o: named("Slice", opts), n: len(s),
 		item: func(_ *state, down func(T) bool) func(int) bool {
 			return func(i int) bool { return down(s[i]) }
 		},
@@ -18,7 +18,7 @@ func Slice[T any](s []T, opts ...Option) Pipe[T] {
 // Range returns a pipeline over the integers 0, 1, ..., n-1 (none if n <= 0).
 // It is indexed, like Slice.
 func Range(n int, opts ...Option) Pipe[int] {
-	return Pipe[int]{o: makeOptions(opts), n: max(n, 0),
+	return Pipe[int]{o: named("Range", opts), n: max(n, 0),
 		item: func(_ *state, down func(int) bool) func(int) bool { return down },
 		chunk: func(*state) func(lo, hi int) []int {
 			buf := make([]int, chunkLen)
@@ -50,7 +50,7 @@ func From[T any](seq Seq[T], opts ...Option) Pipe[T] {
 	if seq == nil {
 		panic("iter: From with nil seq")
 	}
-	return Pipe[T]{o: makeOptions(opts), n: -1,
+	return Pipe[T]{o: named("From", opts), n: -1,
 		pull: func(st *state, size func() int, yield func(batch[T]) bool) error {
 			bufs := newBuffers[T]()
 			buf := bufs.get(size())
@@ -75,13 +75,15 @@ func From2[K, V any](seq Seq2[K, V], opts ...Option) Pipe[Pair[K, V]] {
 	if seq == nil {
 		panic("iter: From2 with nil seq")
 	}
-	return From(func(yield func(Pair[K, V]) bool) {
+	p := From(func(yield func(Pair[K, V]) bool) {
 		for k, v := range seq {
 			if !yield(Pair[K, V]{k, v}) {
 				return
 			}
 		}
 	}, opts...)
+	p.o.stages = "From2"
+	return p
 }
 
 // Chan returns a pipeline over the values received from c until it is
@@ -93,7 +95,7 @@ func Chan[T any](c <-chan T, opts ...Option) Pipe[T] {
 	if c == nil {
 		panic("iter: Chan with nil channel")
 	}
-	return Pipe[T]{o: makeOptions(opts), n: -1,
+	return Pipe[T]{o: named("Chan", opts), n: -1,
 		pull: func(st *state, size func() int, yield func(batch[T]) bool) error {
 			for {
 				var v T
@@ -140,6 +142,7 @@ func Lines(sc *bufio.Scanner, opts ...Option) Pipe[string] {
 			}
 		}
 	}, opts...)
+	p.o.stages = "Lines"
 	pull := p.pull
 	p.pull = func(st *state, size func() int, yield func(batch[string]) bool) error {
 		if err := pull(st, size, yield); err != nil {

@@ -5,8 +5,9 @@ import "context"
 // then returns p with one more stage: stage turns the sink of the stage's
 // results into the sink of its inputs. It is built once per piece or batch,
 // not per item.
-func then[T, U any](p Pipe[T], stage func(st *state, down func(U) bool) func(T) bool) Pipe[U] {
+func then[T, U any](p Pipe[T], name string, stage func(st *state, down func(U) bool) func(T) bool) Pipe[U] {
 	q := Pipe[U]{o: p.o, n: p.n}
+	q.o.stages += " | " + name
 	if item := p.item; item != nil {
 		q.item = func(st *state, down func(U) bool) func(int) bool {
 			return item(st, stage(st, down))
@@ -32,7 +33,7 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 		panic("iter: Map with nil f")
 	}
 	n, key := stageLimit("Map", opts), new(int)
-	q := then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+	q := then(withLimit(p, n), "Map", func(st *state, down func(U) bool) func(T) bool {
 		if n == 0 {
 			return func(v T) bool { return down(f(v)) }
 		}
@@ -118,7 +119,7 @@ func MapErr[T, U any](p Pipe[T], f func(context.Context, T) (U, error), opts ...
 		u   U
 		err error
 	}
-	return then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+	return then(withLimit(p, n), "MapErr", func(st *state, down func(U) bool) func(T) bool {
 		g := limited(st, key, n, func(v T) result {
 			u, err := f(st.ctx, v)
 			return result{u, err}
@@ -145,7 +146,7 @@ func (p Pipe[T]) Filter(keep func(T) bool, opts ...Option) Pipe[T] {
 		panic("iter: Filter with nil keep")
 	}
 	n, key := stageLimit("Filter", opts), new(int)
-	q := then(withLimit(p, n), func(st *state, down func(T) bool) func(T) bool {
+	q := then(withLimit(p, n), "Filter", func(st *state, down func(T) bool) func(T) bool {
 		if n == 0 {
 			return func(v T) bool { return !keep(v) || down(v) }
 		}
@@ -192,7 +193,7 @@ func (p Pipe[T]) FilterErr(keep func(context.Context, T) (bool, error), opts ...
 		ok  bool
 		err error
 	}
-	return then(withLimit(p, n), func(st *state, down func(T) bool) func(T) bool {
+	return then(withLimit(p, n), "FilterErr", func(st *state, down func(T) bool) func(T) bool {
 		g := limited(st, key, n, func(v T) result {
 			ok, err := keep(st.ctx, v)
 			return result{ok, err}
@@ -221,7 +222,7 @@ func FlatMap[T, U any](p Pipe[T], f func(T) Seq[U], opts ...Option) Pipe[U] {
 		panic("iter: FlatMap with nil f")
 	}
 	n, key := stageLimit("FlatMap", opts), new(int)
-	return then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+	return then(withLimit(p, n), "FlatMap", func(st *state, down func(U) bool) func(T) bool {
 		g := limited(st, key, n, func(v T) bool {
 			for u := range f(v) {
 				if !down(u) {
@@ -245,7 +246,7 @@ func FlatMapErr[T, U any](p Pipe[T], f func(ctx context.Context, v T, yield func
 		panic("iter: FlatMapErr with nil f")
 	}
 	n, key := stageLimit("FlatMapErr", opts), new(int)
-	return then(withLimit(p, n), func(st *state, down func(U) bool) func(T) bool {
+	return then(withLimit(p, n), "FlatMapErr", func(st *state, down func(U) bool) func(T) bool {
 		g := limited(st, key, n, func(v T) bool {
 			ok := true
 			err := f(st.ctx, v, func(u U) bool {

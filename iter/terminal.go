@@ -14,7 +14,7 @@ func (p *Pipe[T]) start() *state {
 	if p.item == nil && p.pull == nil {
 		panic("iter: zero Pipe (make one with Slice, Range, From, From2, Chan or Lines)")
 	}
-	return newState(&p.o)
+	return newState(&p.o, p.n)
 }
 
 // indexed reports whether p runs as one par.ForRange over its index range

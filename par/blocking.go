@@ -21,7 +21,7 @@ import (
 // own.
 func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 	var tc traced
-	tc.startTrace(sp.verb, n)
+	tc.startTrace(sp.verb, n, nil, jb.ctx)
 	defer tc.endTrace()
 	// Copies for the goroutines to share: the pointers are to the caller's
 	// stack, which must not escape.

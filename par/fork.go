@@ -192,6 +192,9 @@ func (s *slot) joinFork(t *task) {
 func (s *slot) runFork(t *task) {
 	s.unflushedPieces++
 	w := t.waiter
+	if w != s {
+		defer endRegion(stolenFork(s))
+	}
 	c := catcher{lo: 1, hi: 2}
 	defer c.catch(nil, func(pe *PanicError) {
 		t.pe = pe

@@ -121,7 +121,7 @@ var optionUse = map[int]string{
 // options in allow, and panics on one it cannot honour. It also starts
 // Track's count. A call with no options costs a length test.
 func makeSpec(verb string, allow int, opts []Option, n int) (sp spec, deterministic bool) {
-	sp.verb = verb
+	sp.verb, sp.n = verb, n
 	if len(opts) == 0 {
 		return sp, false
 	}

@@ -30,6 +30,8 @@ package par
 // nobody takes.
 
 import (
+	"runtime/trace"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/parloop/parloop/par/internal/platform"
@@ -38,6 +40,7 @@ import (
 // spec is what the verbs tell the scheduler about a call.
 type spec struct {
 	verb     string
+	n        int           // the call's items (functions, for Invoke)
 	pool     *Pool         // On's pool, or nil
 	grain    int           // the Grain hint, or 0
 	blocking int           // Blocking's limit, or 0
@@ -90,12 +93,12 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 		return acc, false, runBlocking(sp, b, n)
 	}
 	var tc traced
-	tc.startTrace(sp.verb, n)
+	tc.startTrace(sp.verb, n, s, b.ctx)
 	defer tc.endTrace()
 	lo := 0
 	if w == wayCrowded {
 		cw := crowdWatch{p: p, start: now, t: now}
-		lo, acc, have, err = plainCall(sp, b, watch{crowd: &cw}, nil, false, 0, n)
+		lo, acc, have, err = plainCall(sp, b, &tc, watch{crowd: &cw}, nil, false, 0, n)
 		cw.done()
 		if lo == n || err != nil {
 			return acc, have, err
@@ -106,12 +109,12 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 	var h bool
 	switch w {
 	case wayPlain:
-		_, v, h, err = plainCall(sp, b, watch{}, s, guest, lo, n)
+		_, v, h, err = plainCall(sp, b, &tc, watch{}, s, guest, lo, n)
 		acc, have = fold(b, acc, have, v, h)
 		return acc, have, err
 	case wayPlainNested:
 		var next int
-		next, v, h, err = plainCall(sp, b, watch{s: s}, s, false, lo, n)
+		next, v, h, err = plainCall(sp, b, &tc, watch{s: s}, s, false, lo, n)
 		acc, have = fold(b, acc, have, v, h)
 		if next == n || err != nil {
 			return acc, have, err
@@ -124,10 +127,10 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 }
 
 // plainCall is runPlain with a seat's bookkeeping: the piece counted on s
-// (if any), the guest seat released afterwards, and a body's panic wrapped
-// as a framed run wraps it. A Goexit simply goes on: nothing else is in
-// flight.
-func plainCall[T any](sp *spec, b *job[T], w watch, s *slot, guest bool, lo, n int) (next int, acc T, have bool, err error) {
+// (if any), the guest seat released afterwards, a body's panic wrapped as a
+// framed run wraps it (a Goexit simply goes on: nothing else is in flight),
+// and while tracing a piece region of the call's task tc over what ran.
+func plainCall[T any](sp *spec, b *job[T], tc *traced, w watch, s *slot, guest bool, lo, n int) (next int, acc T, have bool, err error) {
 	var t0 int64
 	if s != nil {
 		s.unflushedPieces++
@@ -145,8 +148,16 @@ func plainCall[T any](sp *spec, b *job[T], w watch, s *slot, guest bool, lo, n i
 			panic(pe)
 		}
 	})
+	var r *trace.Region
+	if tc.traceCtx != nil {
+		r = trace.StartRegion(tc.traceCtx, "piece")
+	}
 	next, acc, have, err = runPlain(b, sp, w, lo, n, &c)
 	c.returned = true
+	if r != nil {
+		trace.Log(tc.traceCtx, "range", strconv.Itoa(lo)+"-"+strconv.Itoa(next))
+		r.End()
+	}
 	if guest {
 		releaseGuest(s, t0)
 	}

@@ -49,14 +49,17 @@ type Stats struct {
 	Workers []WorkerStats // one entry per worker thread
 	Callers WorkerStats   // work done by goroutines that called a verb from outside the pool
 
-	// Imbalance is the largest busy time over the mean busy time of the
-	// participants. 1 means every participant was busy as long as the
-	// others; 2 means the busiest one worked twice the average.
+	// Imbalance is the load imbalance, the largest busy time over the
+	// mean busy time of the participants. 1 means every participant was
+	// busy as long as the others; 2 means the busiest one worked twice the
+	// average. The usual target is below 1.2.
 	Imbalance float64
-	// Straggler is the largest busy time over the median busy time: how
-	// far the slowest participant lagged behind the typical one. Mean and
-	// median come from golang.org/x/exp/stats (the median of an even count
-	// is the mean of the two middle values).
+	// Straggler is the straggler ratio, the largest busy time over the
+	// median busy time: how far the slowest participant lagged behind the
+	// typical one (usual target: below 2). Mean and median come from
+	// golang.org/x/exp/stats (the median of an even count is the mean of
+	// the two middle values). cmd/parloop-trace reports both figures per
+	// call with these definitions.
 	Straggler float64
 	// Utilization is the participants' total busy time over their number
 	// times Wall: the share of the pool's capacity that ran work since the

@@ -2,6 +2,7 @@ package par
 
 import (
 	"context"
+	"runtime/trace"
 
 	"github.com/parloop/parloop/par/internal/platform"
 )
@@ -225,7 +226,7 @@ func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
 // the same types. It takes the On option only.
 func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) (A, B) {
 	mustBody("BothOf", "function", f == nil || g == nil)
-	var sp spec
+	sp := spec{verb: "BothOf"}
 	if len(opts) != 0 {
 		sp, _ = makeSpec("BothOf", forkOptions, opts, 2)
 	}
@@ -242,13 +243,19 @@ func forkCall[Y, A, B any](sp *spec, f func() A, g func(Y) B, y Y) (A, B) {
 	case s == nil:
 		return serialFork(f, g, y)
 	case guest:
-		return forkAsGuest(s, f, g, y)
+		return forkAsGuest(sp, s, f, g, y)
 	default:
 		return fork(s, f, g, y) // the nested fast path: no defer here
 	}
 }
 
-func forkAsGuest[Y, A, B any](s *slot, f func() A, g func(Y) B, y Y) (A, B) {
+// forkAsGuest is a fork from outside the pool, the root of a call tree:
+// while tracing, one trace task for the whole tree (observe.go).
+func forkAsGuest[Y, A, B any](sp *spec, s *slot, f func() A, g func(Y) B, y Y) (a A, b B) {
 	defer releaseGuest(s, platform.Ticks())
+	if trace.IsEnabled() {
+		tracedFork(s, sp.verb, max(sp.n, 2), func() { a, b = fork(s, f, g, y) })
+		return a, b
+	}
 	return fork(s, f, g, y)
 }

@@ -10,20 +10,35 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/exp/stats"
 	xtrace "golang.org/x/exp/trace"
 )
 
-// Region and log names written by package par (par/observe.go).
+// Task, region and log names written by package par (par/observe.go) and
+// package iter (iter/trace.go).
 const (
 	regionPiece  = "piece"
 	regionStolen = "stolen piece"
+	regionFork   = "stolen fork"
 	logN         = "n"
 	logRange     = "range"
+	logPipeline  = "pipeline"
 	verbPrefix   = "par."
+	iterPrefix   = "iter."
 )
 
-// A piece is one piece region: a range of one call run by one goroutine.
+// The kinds of call.
+const (
+	loopCall = iota // par.For, ForRange, ... : pieces of an index range
+	forkCall        // par.Join, Both, BothOf, Invoke from outside the pool: a call tree of forks
+	pipeCall        // an iter pipeline's run: the par calls it made are its children
+)
+
+// forkVerbs are the verbs whose tasks are call trees of forks.
+var forkVerbs = map[string]bool{"par.Join": true, "par.Both": true, "par.BothOf": true, "par.Invoke": true}
+
+// A piece is one piece region (a range of one call run by one goroutine),
+// one function of a fork tree run by a thief ("stolen fork"), or the span of
+// a fork tree on its caller.
 type piece struct {
 	call       *call
 	g          xtrace.GoID
@@ -32,6 +47,7 @@ type piece struct {
 	ranTo      int // where it stopped: hi less the upper parts split off (see tile)
 	hasRange   bool
 	stolen     bool
+	fork       bool // a fork tree's: a stolen fork, or the caller's span
 	depth      int  // piece regions open below it on its goroutine (nested calls)
 	noBegin    bool // began before the trace did: start is the trace's start
 	noEnd      bool // still running when the trace ended: end is the trace's end
@@ -42,16 +58,18 @@ func (p *piece) dur() time.Duration { return p.end.Sub(p.start) }
 // A participant is a goroutine that ran pieces of a call.
 type participant struct {
 	g      xtrace.GoID
-	busy   time.Duration // its pieces of the call, within the call's window
+	busy   time.Duration // the union of its pieces of the call, within the call's window
 	pieces int
 	stolen int
 }
 
-// A call is one parloop call: a trace task of type "par.<verb>".
+// A call is one parloop call (a trace task of type "par.<verb>") or one run
+// of an iter pipeline ("iter.<terminal>").
 type call struct {
 	id         xtrace.TaskID
 	seq        int    // order of appearance in the trace, from 1
-	verb       string // "par.For", ...; "?" if the task began before the trace
+	verb       string // "par.For", "par.Join", "iter.ForEach", ...; "?" if the task began before the trace
+	kind       int    // loopCall, forkCall or pipeCall
 	n          int
 	hasN       bool
 	caller     xtrace.GoID
@@ -59,13 +77,23 @@ type call struct {
 	hasBegin   bool
 	hasEnd     bool
 	pieces     []*piece
+	pipeline   string // pipeCall: the source, stages and terminal, as iter logs them
+	tree       int    // the index of its root among the roots: its colour
+
+	// Nesting, found when the task began (see nest).
+	parentTask xtrace.TaskID // the task's parent, as runtime/trace has it
+	parent     *call         // the par call or pipeline it is part of, or nil
+	role       string        // in a pipeline: the region it began in ("iter.source", ...), or "caller"
+	inPiece    bool          // it began inside a piece of parent: a call nested in a body
+	userTask   string        // the type of the caller's own (non-par) task it belongs to, if any
+	children   []*call
 
 	// Derived by finish.
 	wall         time.Duration
 	stolen       int
 	participants []participant // by goroutine id
 	imbalance    float64       // max busy / mean busy of the participants
-	straggler    float64       // slowest piece / median piece
+	straggler    float64       // max busy / median busy of the participants
 	utilization  float64       // total busy / (participants × wall)
 	pieceQ       []float64     // piece durations (ns) at quantiles 0, .5, .9, 1
 	tileErr      error         // why the pieces' ranges do not tile [0, n), if they do not
@@ -90,7 +118,7 @@ type analysis struct {
 	pieces     int
 	stolen     int
 	orphans    int // piece regions of no par call
-	unranged   int // pieces with no range log
+	unranged   int // loop pieces with no range log
 	untiled    int // calls whose pieces' ranges do not tile [0, n)
 	incomplete int // calls cut by the trace's start or end
 }
@@ -104,6 +132,11 @@ type open struct {
 	piece *piece // nil for a region that is not a piece of a par call
 }
 
+// isPieceRegion reports whether a region type is one of par's pieces.
+func isPieceRegion(typ string) bool {
+	return typ == regionPiece || typ == regionStolen || typ == regionFork
+}
+
 // analyze reads an execution trace and accounts every piece region to its
 // call and goroutine.
 func analyze(r io.Reader) (*analysis, error) {
@@ -113,12 +146,16 @@ func analyze(r io.Reader) (*analysis, error) {
 	}
 	a := &analysis{}
 	calls := map[xtrace.TaskID]*call{}
-	nonPar := map[xtrace.TaskID]bool{}
+	userTasks := map[xtrace.TaskID]string{} // tasks of the program's own, by type
 	stacks := map[xtrace.GoID][]open{}
+	pipes := map[xtrace.GoID][]*call{} // pipelines begun on a goroutine and not ended
 	var pieces []*piece
 	first := true
 	getCall := func(id xtrace.TaskID) *call {
-		if id == xtrace.NoTask || id == 0 || nonPar[id] {
+		if id == xtrace.NoTask || id == 0 {
+			return nil
+		}
+		if _, ok := userTasks[id]; ok {
 			return nil
 		}
 		c := calls[id]
@@ -128,6 +165,9 @@ func analyze(r io.Reader) (*analysis, error) {
 			a.calls = append(a.calls, c)
 		}
 		return c
+	}
+	newPiece := func(c *call, g xtrace.GoID, typ string, t xtrace.Time, st []open) *piece {
+		return &piece{call: c, g: g, start: t, stolen: typ != regionPiece, fork: typ == regionFork, depth: pieceDepth(st)}
 	}
 	for {
 		ev, err := rd.ReadEvent()
@@ -144,27 +184,55 @@ func analyze(r io.Reader) (*analysis, error) {
 		a.end = max(a.end, t)
 		switch ev.Kind() {
 		case xtrace.EventTaskBegin:
-			tk := ev.Task()
-			if !strings.HasPrefix(tk.Type, verbPrefix) {
-				nonPar[tk.ID] = true
+			tk, g := ev.Task(), ev.Goroutine()
+			if !strings.HasPrefix(tk.Type, verbPrefix) && !strings.HasPrefix(tk.Type, iterPrefix) {
+				userTasks[tk.ID] = tk.Type
 				continue
 			}
 			c := getCall(tk.ID)
-			c.verb, c.begin, c.hasBegin, c.caller = tk.Type, t, true, ev.Goroutine()
+			c.verb, c.begin, c.hasBegin, c.caller, c.parentTask = tk.Type, t, true, g, tk.Parent
+			c.kind = kindOf(tk.Type)
+			nest(c, calls, userTasks, stacks[g], pipes[g])
+			switch c.kind {
+			case forkCall:
+				// The caller works on the tree for its whole span: running
+				// the first function and helping while it waits.
+				p := newPiece(c, g, regionPiece, t, stacks[g])
+				p.fork = true
+				stacks[g] = append(stacks[g], open{typ: "fork tree", task: tk.ID, piece: p})
+			case pipeCall:
+				pipes[g] = append(pipes[g], c)
+			}
 		case xtrace.EventTaskEnd:
-			tk := ev.Task()
-			if c := calls[tk.ID]; c != nil {
-				c.end, c.hasEnd = t, true
-				if c.verb == "?" && strings.HasPrefix(tk.Type, verbPrefix) {
-					c.verb = tk.Type
+			tk, g := ev.Task(), ev.Goroutine()
+			c := calls[tk.ID]
+			if c == nil {
+				continue
+			}
+			c.end, c.hasEnd = t, true
+			if c.verb == "?" && (strings.HasPrefix(tk.Type, verbPrefix) || strings.HasPrefix(tk.Type, iterPrefix)) {
+				c.verb, c.kind = tk.Type, kindOf(tk.Type)
+			}
+			if c.kind == forkCall {
+				st := stacks[g]
+				for i := len(st) - 1; i >= 0; i-- {
+					if st[i].typ == "fork tree" && st[i].task == tk.ID {
+						st[i].piece.end = t
+						pieces = append(pieces, st[i].piece)
+						stacks[g] = slices.Delete(st, i, i+1)
+						break
+					}
 				}
+			}
+			if ps := pipes[g]; len(ps) > 0 {
+				pipes[g] = slices.DeleteFunc(ps, func(p *call) bool { return p == c })
 			}
 		case xtrace.EventRegionBegin:
 			rg, g := ev.Region(), ev.Goroutine()
 			o := open{typ: rg.Type, task: rg.Task}
-			if rg.Type == regionPiece || rg.Type == regionStolen {
+			if isPieceRegion(rg.Type) {
 				if c := getCall(rg.Task); c != nil {
-					o.piece = &piece{call: c, g: g, start: t, stolen: rg.Type == regionStolen, depth: pieceDepth(stacks[g])}
+					o.piece = newPiece(c, g, rg.Type, t, stacks[g])
 				} else {
 					a.orphans++
 				}
@@ -179,9 +247,10 @@ func analyze(r io.Reader) (*analysis, error) {
 			}
 			if i < 0 {
 				// Began before the trace started.
-				if rg.Type == regionPiece || rg.Type == regionStolen {
+				if isPieceRegion(rg.Type) {
 					if c := getCall(rg.Task); c != nil {
-						p := &piece{call: c, g: g, start: a.start, end: t, stolen: rg.Type == regionStolen, noBegin: true}
+						p := newPiece(c, g, rg.Type, a.start, nil)
+						p.end, p.noBegin = t, true
 						pieces = append(pieces, p)
 					} else {
 						a.orphans++
@@ -189,11 +258,22 @@ func analyze(r io.Reader) (*analysis, error) {
 				}
 				continue
 			}
-			if p := st[i].piece; p != nil {
+			if p := st[i].piece; p != nil && st[i].typ != "fork tree" {
 				p.end = t
 				pieces = append(pieces, p)
 			}
-			stacks[g] = slices.Delete(st, i, len(st))
+			// Regions end in order on a goroutine; the fork tree's span,
+			// which ends with its task, stays.
+			kept := st[:i]
+			for _, o := range st[i+1:] {
+				if o.typ == "fork tree" {
+					kept = append(kept, o)
+				}
+			}
+			if st[i].typ == "fork tree" {
+				kept = append(kept, st[i])
+			}
+			stacks[g] = kept
 		case xtrace.EventLog:
 			lg, g := ev.Log(), ev.Goroutine()
 			switch lg.Category {
@@ -202,6 +282,10 @@ func analyze(r io.Reader) (*analysis, error) {
 					if n, err := strconv.Atoi(lg.Message); err == nil {
 						c.n, c.hasN = n, true
 					}
+				}
+			case logPipeline:
+				if c := calls[lg.Task]; c != nil {
+					c.pipeline = lg.Message
 				}
 			case logRange:
 				st := stacks[g]
@@ -244,7 +328,21 @@ func analyze(r io.Reader) (*analysis, error) {
 	}
 	for i, c := range a.calls {
 		c.seq = i + 1
+		if c.parent != nil {
+			c.parent.children = append(c.parent.children, c)
+		}
+	}
+	for i, r := range a.roots() {
+		r.tree = i
+	}
+	for _, c := range a.calls {
+		c.tree = c.root().tree
 		c.finish(a)
+	}
+	for _, c := range a.calls {
+		if c.kind == pipeCall {
+			c.finishPipeline()
+		}
 	}
 	a.finishWorkers()
 	return a, nil
@@ -270,75 +368,6 @@ func parseRange(s string) (lo, hi int, ok bool) {
 	lo, err1 := strconv.Atoi(l)
 	hi, err2 := strconv.Atoi(h)
 	return lo, hi, err1 == nil && err2 == nil
-}
-
-// finish derives the call's figures from its pieces.
-func (c *call) finish(a *analysis) {
-	if !c.hasBegin {
-		c.begin = a.start
-		if len(c.pieces) > 0 {
-			c.begin = c.pieces[0].start
-		}
-	}
-	if !c.hasEnd {
-		c.end = a.end
-	}
-	if !c.hasBegin || !c.hasEnd {
-		a.incomplete++
-	}
-	c.wall = c.end.Sub(c.begin)
-	byG := map[xtrace.GoID]*participant{}
-	durs := make([]float64, 0, len(c.pieces))
-	for _, p := range c.pieces {
-		a.pieces++
-		if !p.hasRange {
-			a.unranged++
-		}
-		pt := byG[p.g]
-		if pt == nil {
-			pt = &participant{g: p.g}
-			byG[p.g] = pt
-		}
-		pt.pieces++
-		// Busy within the call's window: clocks of different threads may
-		// put a piece's end a little after the task's.
-		s, e := max(p.start, c.begin), min(p.end, c.end)
-		if e > s {
-			pt.busy += e.Sub(s)
-		}
-		if p.stolen {
-			pt.stolen++
-			c.stolen++
-			a.stolen++
-		}
-		durs = append(durs, float64(p.dur()))
-	}
-	if c.tileErr = c.tile(); c.tileErr != nil && len(c.pieces) > 0 {
-		a.untiled++
-	}
-	for _, pt := range byG {
-		c.participants = append(c.participants, *pt)
-	}
-	slices.SortFunc(c.participants, func(p, q participant) int { return cmp.Compare(p.g, q.g) })
-	if len(c.participants) == 0 {
-		return
-	}
-	busy := make([]float64, len(c.participants))
-	total := 0.0
-	for i, pt := range c.participants {
-		busy[i] = float64(pt.busy)
-		total += busy[i]
-	}
-	if mean := stats.Mean(busy); mean > 0 {
-		c.imbalance = slices.Max(busy) / mean
-	}
-	c.pieceQ = stats.Quantiles(durs, 0, 0.5, 0.9, 1)
-	if med := stats.Median(durs); med > 0 {
-		c.straggler = c.pieceQ[3] / med
-	}
-	if c.wall > 0 {
-		c.utilization = total / (float64(len(c.participants)) * float64(c.wall))
-	}
 }
 
 // finishWorkers derives the per-goroutine figures.
@@ -392,14 +421,17 @@ func (a *analysis) finishWorkers() {
 }
 
 // tile works out the range each piece ran and checks that these ranges
-// tile [0, n). A piece logs its range [lo, hi) when it begins; while it
-// runs it may split, pushing the upper half of what is left as a new piece
-// and going on with the lower half (par/offer.go). So a piece runs from its
-// lo up to the lo of the next piece in index order, and the logged ranges
-// of one call satisfy: the los are distinct and start at 0, no two
-// consecutive ones leave a gap (the next lo is at most this hi), and every
-// hi is n or the lo of another piece (a split-off piece ends where the
-// piece split off before it began, or where its parent ended).
+// tile [base, base+n), base being the lowest logged lo: 0, or where a
+// plain nested call handed the rest of its range to a parallel call
+// (par/solo.go), which logs n as what is left. A piece logs its range
+// [lo, hi) when it begins; while it runs it may split, pushing the upper
+// half of what is left as a new piece and going on with the lower half
+// (par/offer.go). So a piece runs from its lo up to the lo of the next
+// piece in index order, and the logged ranges of one call satisfy: the
+// los are distinct, no two consecutive ones leave a gap (the next lo is
+// at most this hi), and every hi is base+n or the lo of another piece (a
+// split-off piece ends where the piece split off before it began, or where
+// its parent ended).
 func (c *call) tile() error {
 	if len(c.pieces) == 0 {
 		return nil
@@ -409,12 +441,19 @@ func (c *call) tile() error {
 	}
 	ps := slices.Clone(c.pieces)
 	los := map[int]bool{}
+	base := -1
 	for _, p := range ps {
 		if !p.hasRange {
 			return errors.New("a piece has no range")
 		}
-		if p.lo < 0 || p.hi > c.n || p.lo >= p.hi {
-			return fmt.Errorf("piece [%d, %d) outside [0, %d)", p.lo, p.hi, c.n)
+		if base < 0 || p.lo < base {
+			base = p.lo
+		}
+	}
+	end := base + c.n
+	for _, p := range ps {
+		if p.lo < base || p.hi > end || p.lo >= p.hi {
+			return fmt.Errorf("piece [%d, %d) outside [%d, %d)", p.lo, p.hi, base, end)
 		}
 		if los[p.lo] {
 			return fmt.Errorf("two pieces begin at %d", p.lo)
@@ -422,18 +461,15 @@ func (c *call) tile() error {
 		los[p.lo] = true
 	}
 	slices.SortFunc(ps, func(p, q *piece) int { return cmp.Compare(p.lo, q.lo) })
-	if ps[0].lo != 0 {
-		return fmt.Errorf("no piece begins at 0 (the first at %d)", ps[0].lo)
-	}
 	for i, p := range ps {
-		next := c.n
+		next := end
 		if i+1 < len(ps) {
 			next = ps[i+1].lo
 		}
 		if next > p.hi {
 			return fmt.Errorf("nothing ran [%d, %d)", p.hi, next)
 		}
-		if p.hi != c.n && !los[p.hi] {
+		if p.hi != end && !los[p.hi] {
 			return fmt.Errorf("piece [%d, %d) ends where no piece begins", p.lo, p.hi)
 		}
 		p.ranTo = next

@@ -1,55 +1,91 @@
 // Parloop-trace reads an execution trace of a program that uses parloop
-// and reports how each parallel call spread over the workers.
+// and reports how each parallel call, fork tree and iter pipeline spread
+// over the workers.
 //
 // Usage:
 //
 //	parloop-trace [-svg out.svg] [-png out.png] [-width pixels] trace.out
 //
-// When runtime/trace is recording as a call of package par starts, the
-// call is a trace task ("par.For", "par.ReduceRange", ...; Fold runs as
-// "par.ForRange") with a log of its item count n, and every piece of it is
-// a region on the goroutine that ran it: "piece" on the caller's own seat,
-// "stolen piece" elsewhere, with a log of the range it began with. The
-// tool reads these back with golang.org/x/exp/trace and prints:
+// What par and iter write while runtime/trace records (with tracing off
+// each costs a load per call):
 //
-//   - per call: verb, n, when it started (since the trace began), wall time
-//     (task begin to end), pieces, stolen pieces, goroutines that ran
-//     pieces (gs), and the balance figures: imbalance, the largest busy
-//     time of a participant over the mean (1 is perfect, 2 means the
-//     busiest did twice the average); straggler, the slowest piece over the
-//     median piece; utilization, the participants' total busy time over
-//     their number times the wall time; and the pieces' durations at the
-//     median, the 90th percentile and the maximum. Then the busy time and
-//     pieces of each participant, the caller marked with *. A participant's
-//     busy time is the sum of its pieces of the call.
-//   - per goroutine that ran pieces (the pool's workers and the
-//     goroutines that made calls): busy (time inside its
-//     outermost pieces), idle (the rest of the traced span), pieces,
-//     stolen pieces, calls it began.
+//   - a loop call (par.For, ForRange, ForErr, Map, MapErr, Reduce,
+//     ReduceRange; Fold runs as "par.ForRange") is a task "par.<verb>"
+//     with a log of its item count n, and every piece of it a region on the
+//     goroutine that ran it: "piece" on the caller's own seat, "stolen
+//     piece" elsewhere, with a log of the range it began with;
+//   - a fork from outside the pool (par.Join, Both, BothOf, Invoke) is a
+//     task for its whole call tree, however many forks it makes, with n its
+//     number of functions; each function of the tree that a thief ran is a
+//     "stolen fork" region on the thief;
+//   - a call nested in a traced call tree is a subtask of the tree's root,
+//     and ForErr's and MapErr's task a subtask of their context's task (a
+//     request's trace.NewTask holds the calls made with its context);
+//   - an iter pipeline's run is a task "iter.<terminal>" (a subtask of its
+//     Context's task) with a log "pipeline" naming its source, stages and
+//     terminal ("Slice(1000) | Map | Filter | Sum"); the par calls it makes
+//     are its own tasks, made on the terminal's goroutine (an indexed
+//     source) or under the regions "iter.driver", "iter.source" and
+//     "iter.rounds" of the goroutines a stream starts.
+//
+// The tool reads these back with golang.org/x/exp/trace, attaches each
+// call to where it was made (the call whose piece or fork was running on
+// its goroutine, the pipeline whose region or run was open there, or its
+// parent task) and prints:
+//
+//   - per call: verb, n, where it belongs ("in": "#3" for a call made in a
+//     body or fork of call #3, "#5 source" for one a pipeline made on its
+//     source goroutine, "task request" for one under the program's own task
+//     "request"), when it started (since the trace began), wall time (task
+//     begin to end), pieces (for a fork tree: the caller's span and the
+//     stolen forks; for a pipeline: those of the calls it made), stolen
+//     pieces, goroutines that ran them (gs), the balance figures, and the
+//     pieces' durations at the median, the 90th percentile and the
+//     maximum. Then each participant's busy time and pieces, the caller
+//     marked with *, or why a call ran no pieces ("inline: a nested call
+//     run on its caller's goroutine", Blocking bodies, parallelism 1).
+//   - per pipeline: its source, stages and terminal, and the par calls it
+//     made, by the goroutine that made them.
+//   - per goroutine that ran pieces (the pool's workers and the goroutines
+//     that made calls): busy (time inside its outermost pieces), idle (the
+//     rest of the traced span), pieces, stolen pieces, calls it began.
 //   - a summary: calls per verb, pieces, the steal share, and the worst
 //     imbalance and straggler, with the call they were seen in.
 //
-// A trace of many calls lists the 20 longest and aggregates the others
-// (their count per verb, wall times and pieces, and the quantiles of their
-// balance figures). Calls that ran no pieces are those run on the caller
-// alone (a pool of parallelism 1, or no seat free) and those with the
-// Blocking option, whose bodies run on goroutines of their own.
+// The balance figures are those of par's Pool.Stats, over a call's
+// participants (the goroutines that ran its pieces), a participant's busy
+// time being the union of its pieces within the call's window:
+//
+//	imbalance   = max(busy) / mean(busy)    1 is perfect; the usual target is below 1.2
+//	straggler   = max(busy) / median(busy)  how far the busiest lagged the typical one; below 2
+//	utilization = sum(busy) / (participants × wall)
+//
+// A trace of many calls lists the 20 longest calls of their own (top-level
+// calls, fork trees, pipelines), with the calls each pipeline made, and
+// aggregates the others (their count per verb, wall times and pieces, and
+// the quantiles of their balance figures). A plain nested call that ran
+// inline and handed the rest of its range to a parallel call once a thief
+// had emptied its worker's deque shows as two calls, the second's n what
+// was left.
 //
 // The tool checks what the range logs say: each piece runs from the start
 // of its logged range up to where the next piece of the call begins (a
 // piece that splits hands off the upper part of what is left), so the
-// ranges of a complete call tile [0, n); a call whose do not is reported.
-// Calls cut by the start or end of the trace are marked ~.
+// ranges of a complete call tile its range; a call whose do not is
+// reported. Calls cut by the start or end of the trace are marked ~.
 //
-// With -svg or -png it also draws a timeline of the calls: a band with each
-// call's span (task begin to end, in up to four lanes where calls overlap),
-// then one row per goroutine that ran pieces, each piece a rectangle
-// coloured by its call, stolen pieces hatched and outlined, the pieces of
-// calls nested in a body inset inside the piece that made them, and a time
-// axis (time since the trace began), and a legend of the longest calls'
-// colours. The SVG's rectangles name their call, range and duration on
+// With -svg or -png it also draws a timeline: a band with the span of each
+// call of its own (task begin to end, in up to four lanes where they
+// overlap), then one row per goroutine that ran pieces, each piece a
+// rectangle coloured by its call tree or pipeline (a fork tree's caller
+// span and stolen forks, a pipeline's par calls, a loop's nested calls all
+// in one colour), stolen pieces hatched and outlined, the pieces of calls
+// nested in a body inset inside the piece that made them, a time axis
+// (time since the trace began), and a legend naming the longest trees and
+// pipelines ("#5 iter.Sum Slice(4000) | Map | Filter | Sum"). The SVG's
+// rectangles name their call, where it was made, its range and duration on
 // hover. Pieces narrower than a pixel are merged with their neighbours into
-// runs of about a pixel (grey where the run mixes calls), so the picture
+// runs of about a pixel (grey where the run mixes trees), so the picture
 // stays small however long the trace.
 //
 // # Getting a trace
@@ -72,40 +108,38 @@
 //
 // # Example
 //
-// A trace of six par.For and six par.ReduceRange calls over 3000 uneven
-// items on a pool of two (the caller g19 and one worker, g20), abridged:
+// A trace of a request's ForErr and a For in one of its regions, a For
+// whose 64 bodies each make a nested For of 40, a recursion of 2^13 forks
+// under one Both, an indexed pipeline and a streaming one, on a pool of two
+// (the caller g7 and one worker, g8), abridged:
 //
-//	trace: 18.5ms traced, 12 par calls, 149 pieces on 2 goroutines
+//	trace: 8.85ms traced, 73 par calls, 2 iter pipelines, 74 pieces on 3 goroutines
 //
-//	calls:
-//	  call             verb     n   start    wall  pieces  stolen  gs  imbalance  straggler  util  piece p50    p90     max
-//	    #1          par.For  3000  4.77ms   893µs      22       8   2       1.12      13.41   87%     27.6µs  239µs   369µs
-//	    #3          par.For  3000   6.6ms  1.52ms       9       0   1       1.00       5.83   99%     82.3µs  410µs   480µs
-//	    #9  par.ReduceRange  3000  14.8ms  1.36ms      12       6   2       1.83      58.28   54%     15.5µs  355µs   903µs
-//	   #12  par.ReduceRange  3000  17.5ms   679µs      19      11   2       1.03      21.43   96%     22.3µs  191µs   479µs
+//	calls: the 6 calls of their own (top-level calls, fork trees, pipelines) and the calls each pipeline made; the 65 calls nested in them aggregated below
+//	  call          verb     n            in   start    wall  pieces  stolen  gs  imbalance  straggler  util  piece p50     p90     max
+//	    #1    par.ForErr  2000  task request  92.5µs   795µs      25      21   2       1.07       1.07   92%       15µs  78.1µs   760µs
+//	    #3       par.For    64             -   996µs   200µs      11       4   2       1.07       1.07   86%       19µs  63.1µs    95µs
+//	   #69      par.Both     2             -   1.2ms  4.94ms       3       2   2       1.00       1.00  100%     4.77ms  4.91ms  4.94ms
+//	   #70      iter.Sum  4000             -  6.18ms   552µs       7       0   1       1.00       1.00   97%     33.3µs   188µs   277µs
+//	   #71  par.ForRange  4000    #70 caller  6.18ms   542µs       7       0   1       1.00       1.00   99%     33.3µs   188µs   277µs
+//	   #72  iter.ForEach     -             -  6.74ms  1.05ms       2       1   2       1.07       1.07   77%      808µs   853µs   864µs
+//	   #73       par.For     1    #72 driver  6.82ms   963µs       0       0   0          -          -     -          -       -       -
+//	   #75       par.For     2    #72 rounds  6.92ms   866µs       2       1   2       1.07       1.07   93%      808µs   853µs   864µs
 //
 //	busy per participant (goroutine: busy/pieces; * = the caller):
-//	  #1    g19* 870µs/14  g20 680µs/8
-//	  #3    g19* 1.51ms/9
-//	  #9    g19* 1.35ms/6  g20 128µs/6
-//	  #12   g19* 668µs/8  g20 635µs/11
+//	  #69   g7* 4.94ms/1  g8 4.92ms/2
+//	  #73   its bodies ran on goroutines of their own (Blocking): the pipeline's driver
 //
-//	workers (goroutines that ran pieces; idle is the traced span less busy):
-//	  goroutine    busy    idle  busy%  pieces  stolen  calls begun
-//	        g19  13.1ms  5.36ms    71%      83       0           12
-//	        g20  4.44ms    14ms    24%      66      66            0
+//	pipelines (source | stages | terminal; the par calls each made, by the goroutine that made them):
+//	  #70   iter.Sum  Slice(4000) | Map | Filter | Sum, wall 552µs: #71 par.ForRange n=4000 (caller)
+//	  #72   iter.ForEach  From | Map | ForEach, wall 1.05ms: #73 par.For n=1 (driver), #74 par.For n=2 (driver), #75 par.For n=2 (rounds)
 //
-//	summary:
-//	  calls        12 (6 par.For, 6 par.ReduceRange)
-//	  pieces       149, 66 stolen (steal share 44%)
-//	  imbalance    worst 1.83 in call #9 (par.ReduceRange, n=3000, wall 1.36ms)
-//	  straggler    worst 58.28 in call #9 (par.ReduceRange, n=3000, slowest piece 903µs, median 15.5µs)
-//
-// The worker took no piece of call #3, which ran on the caller alone. In
-// call #9 the worker was busy for a tenth of the call's wall time, and the
-// slowest piece ran 58 times as long as the median one (in these calls the
-// low indices are the expensive ones, and splitting hands off upper
-// halves).
+// The fork tree #69 kept both participants busy for its whole span: the
+// worker ran two stolen forks, each a subtree of about half the
+// recursion. The indexed pipeline ran on the caller alone (the worker was
+// busy elsewhere as it started), and 51 of the 65 calls nested in #3 (its
+// 64 bodies' calls, one of which handed the rest of its range over) ran
+// inline on the goroutine whose body made them.
 package main
 
 import (

@@ -86,9 +86,12 @@ var traced = sync.OnceValues(func() ([]byte, error) {
 	return buf.Bytes(), nil
 })
 
-func analyzed(t *testing.T) *analysis {
+func analyzed(t *testing.T) *analysis { return analyzeRecorded(t, traced) }
+
+// analyzeRecorded analyzes the trace that record records.
+func analyzeRecorded(t *testing.T, record func() ([]byte, error)) *analysis {
 	t.Helper()
-	b, err := traced()
+	b, err := record()
 	if err != nil {
 		t.Fatalf("recording the trace: %v", err)
 	}
@@ -260,50 +263,15 @@ func TestPictures(t *testing.T) {
 	if err := l.writeSVG(&svg); err != nil {
 		t.Fatal(err)
 	}
-	d := xml.NewDecoder(&svg)
-	rows, rects, callRects := map[string]bool{}, 0, 0
-	var groups []string // the classes of the open g elements
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("the SVG is not XML: %v", err)
-		}
-		switch tok := tok.(type) {
-		case xml.StartElement:
-			switch tok.Name.Local {
-			case "g":
-				class := ""
-				for _, at := range tok.Attr {
-					switch at.Name.Local {
-					case "data-goroutine":
-						rows[at.Value] = true
-					case "class":
-						class = at.Value
-					}
-				}
-				groups = append(groups, class)
-			case "rect":
-				rects++
-				if len(groups) > 0 && groups[len(groups)-1] == "calls" {
-					callRects++
-				}
-			}
-		case xml.EndElement:
-			if tok.Name.Local == "g" {
-				groups = groups[:len(groups)-1]
-			}
-		}
-	}
+	sv := parseSVG(t, svg.Bytes())
+	rows, rects, callRects := sv.rows, sv.rects, sv.callRects
 	if len(rows) != len(a.workers) {
 		t.Errorf("the SVG has %d rows; want one per goroutine that ran pieces, %d", len(rows), len(a.workers))
 	}
 	if rects < len(a.workers)+a.pieces/10 {
 		t.Errorf("the SVG has %d rectangles for %d pieces", rects, a.pieces)
 	}
-	if callRects != len(a.calls) {
+	if callRects != len(a.roots()) || len(a.roots()) != len(a.calls) {
 		t.Errorf("the SVG's calls band has %d rectangles; want one per call, %d", callRects, len(a.calls))
 	}
 	var pic bytes.Buffer
@@ -485,4 +453,71 @@ func TestNoCalls(t *testing.T) {
 	if _, err := png.Decode(&pic); err != nil {
 		t.Errorf("the PNG does not decode: %v", err)
 	}
+}
+
+// svgParts is what the tests read of a timeline's SVG.
+type svgParts struct {
+	rows      map[string]bool // data-goroutine of each row
+	rects     int
+	callRects int      // rectangles in the calls band
+	legend    []string // the legend's texts
+	titles    []string // the rows' rectangles' tooltips
+}
+
+// parseSVG reads an SVG timeline, failing t if it is not XML.
+func parseSVG(t *testing.T, svg []byte) svgParts {
+	t.Helper()
+	sv := svgParts{rows: map[string]bool{}}
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	var groups []string // the classes of the open g elements
+	inText := false
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not XML: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			switch tok.Name.Local {
+			case "g":
+				class := ""
+				for _, at := range tok.Attr {
+					switch at.Name.Local {
+					case "data-goroutine":
+						sv.rows[at.Value] = true
+					case "class":
+						class = at.Value
+					}
+				}
+				groups = append(groups, class)
+			case "rect":
+				sv.rects++
+				if len(groups) > 0 && groups[len(groups)-1] == "calls" {
+					sv.callRects++
+				}
+			case "text", "title":
+				inText = true
+			}
+		case xml.CharData:
+			if inText && len(groups) > 0 {
+				switch groups[len(groups)-1] {
+				case "legend":
+					sv.legend = append(sv.legend, string(tok))
+				case "row":
+					sv.titles = append(sv.titles, string(tok))
+				}
+			}
+		case xml.EndElement:
+			switch tok.Name.Local {
+			case "g":
+				groups = groups[:len(groups)-1]
+			case "text", "title":
+				inText = false
+			}
+		}
+	}
+	return sv
 }

@@ -21,21 +21,30 @@ func report(w io.Writer, a *analysis) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	pf := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }
 
-	fmt.Fprintf(w, "trace: %s traced, %d par calls, %d pieces on %d goroutines\n\n",
-		fmtDur(a.span()), len(a.calls), a.pieces, len(a.workers))
+	fmt.Fprintf(w, "trace: %s traced, %d par calls%s, %d pieces on %d goroutines\n\n",
+		fmtDur(a.span()), len(a.calls)-a.countKind(pipeCall), pipelinesNote(a), a.pieces, len(a.workers))
 
 	// Calls: all of them, or the longest maxListed in trace order.
 	listed, rest := a.longest()
 	if len(rest) > 0 {
-		fmt.Fprintf(w, "calls: the %d longest of %d, in trace order (the rest aggregated below)\n", maxListed, len(a.calls))
+		if n := len(a.roots()); n <= maxListed {
+			fmt.Fprintf(w, "calls: the %d calls of their own (top-level calls, fork trees, pipelines) and the calls each pipeline made; the %d calls nested in them aggregated below\n", n, len(rest))
+		} else {
+			fmt.Fprintf(w, "calls: the %d longest of %d calls of their own (top-level calls, fork trees, pipelines), with the calls each pipeline made; %d more aggregated below\n",
+				maxListed, n, len(rest))
+		}
 	} else {
 		fmt.Fprintf(w, "calls:\n")
 	}
-	pf("call\tverb\tn\tstart\twall\tpieces\tstolen\tgs\timbalance\tstraggler\tutil\tpiece p50\tp90\tmax\t\n")
+	pf("call\tverb\tn\tin\tstart\twall\tpieces\tstolen\tgs\timbalance\tstraggler\tutil\tpiece p50\tp90\tmax\t\n")
 	for _, c := range listed {
-		pf("#%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			c.seq, c.verb, fmtN(c), fmtDur(c.begin.Sub(a.start)), fmtDur(c.wall)+cutMark(c),
-			len(c.pieces), c.stolen, len(c.participants),
+		in := c.where()
+		if in == "" {
+			in = "-"
+		}
+		pf("#%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			c.seq, c.verb, fmtN(c), in, fmtDur(c.begin.Sub(a.start)), fmtDur(c.wall)+cutMark(c),
+			c.pieceCount(), c.stolen, len(c.participants),
 			fmtRatio(c.imbalance), fmtRatio(c.straggler), fmtPct(c.utilization, len(c.participants) > 0),
 			fmtQ(c, 1), fmtQ(c, 2), fmtQ(c, 3))
 	}
@@ -57,7 +66,7 @@ func report(w io.Writer, a *analysis) error {
 			fmt.Fprintf(&b, "g%d%s %s/%d", pt.g, star, fmtDur(pt.busy), pt.pieces)
 		}
 		if len(c.participants) == 0 {
-			b.WriteString("no pieces (run on the caller alone, or with Blocking)")
+			b.WriteString(c.noPieces())
 		}
 		fmt.Fprintf(w, "  #%-4d %s\n", c.seq, b.String())
 	}
@@ -67,6 +76,7 @@ func report(w io.Writer, a *analysis) error {
 			return err
 		}
 	}
+	reportPipelines(w, a)
 
 	// Workers.
 	fmt.Fprintf(w, "\nworkers (goroutines that ran pieces; idle is the traced span less busy):\n")
@@ -89,8 +99,8 @@ func report(w io.Writer, a *analysis) error {
 		fmt.Fprintf(w, "  imbalance    worst %s in call #%d (%s, n=%s, wall %s)\n", fmtRatio(c.imbalance), c.seq, c.verb, fmtN(c), fmtDur(c.wall))
 	}
 	if c := worst(a.calls, func(c *call) float64 { return c.straggler }); c != nil {
-		fmt.Fprintf(w, "  straggler    worst %s in call #%d (%s, n=%s, slowest piece %s, median %s)\n",
-			fmtRatio(c.straggler), c.seq, c.verb, fmtN(c), fmtQ(c, 3), fmtQ(c, 1))
+		fmt.Fprintf(w, "  straggler    worst %s in call #%d (%s, n=%s, busiest participant %s, median %s)\n",
+			fmtRatio(c.straggler), c.seq, c.verb, fmtN(c), fmtDur(maxBusy(c)), fmtDur(medianBusy(c)))
 	}
 	if a.incomplete > 0 {
 		fmt.Fprintf(w, "  cut          %s by the trace's start or end (marked ~)\n", plural(a.incomplete, "call"))
@@ -113,16 +123,30 @@ func report(w io.Writer, a *analysis) error {
 	return nil
 }
 
-// longest splits the calls into the maxListed longest, in trace order, and
-// the rest.
+// longest splits the calls into those listed one by one, in trace order,
+// and the rest: the maxListed longest calls of their own (top-level calls,
+// fork trees, pipelines) with the calls each listed pipeline made, and
+// every call if there are no more than maxListed in all.
 func (a *analysis) longest() (listed, rest []*call) {
 	if len(a.calls) <= maxListed {
 		return a.calls, nil
 	}
-	byWall := slices.Clone(a.calls)
-	slices.SortStableFunc(byWall, func(p, q *call) int { return cmp.Compare(q.wall, p.wall) })
-	listed, rest = byWall[:maxListed], byWall[maxListed:]
-	slices.SortFunc(listed, func(p, q *call) int { return cmp.Compare(p.seq, q.seq) })
+	in := map[*call]bool{}
+	for _, r := range a.longestRoots() {
+		in[r] = true
+		if r.kind == pipeCall {
+			for _, ch := range r.children {
+				in[ch] = true
+			}
+		}
+	}
+	for _, c := range a.calls {
+		if in[c] {
+			listed = append(listed, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
 	return listed, rest
 }
 
@@ -191,6 +215,9 @@ func verbCounts(calls []*call) string {
 }
 
 func fmtN(c *call) string {
+	if !c.hasN && c.kind == pipeCall {
+		return "-" // a stream
+	}
 	if !c.hasN {
 		return "?"
 	}
@@ -257,4 +284,76 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// countKind is the number of calls of kind k.
+func (a *analysis) countKind(k int) int {
+	n := 0
+	for _, c := range a.calls {
+		if c.kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// pipelinesNote is ", 2 iter pipelines" or "".
+func pipelinesNote(a *analysis) string {
+	if n := a.countKind(pipeCall); n > 0 {
+		return ", " + plural(n, "iter pipeline")
+	}
+	return ""
+}
+
+// reportPipelines lists each pipeline with its source, stages and
+// terminal, and the par calls it made, by the goroutine that made them.
+func reportPipelines(w io.Writer, a *analysis) {
+	first := true
+	for _, c := range a.calls {
+		if c.kind != pipeCall {
+			continue
+		}
+		if first {
+			fmt.Fprintf(w, "\npipelines (source | stages | terminal; the par calls each made, by the goroutine that made them):\n")
+			first = false
+		}
+		desc := c.pipeline
+		if desc == "" {
+			desc = "?"
+		}
+		fmt.Fprintf(w, "  #%-4d %s  %s, wall %s", c.seq, c.verb, desc, fmtDur(c.wall))
+		var parts []string
+		for _, ch := range c.children {
+			role := strings.TrimPrefix(ch.role, iterPrefix)
+			if role == "" {
+				role = "nested"
+			}
+			parts = append(parts, fmt.Sprintf("#%d %s n=%s (%s)", ch.seq, ch.verb, fmtN(ch), role))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(w, ": %s", strings.Join(parts, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// maxBusy and medianBusy are the busiest participant's busy time and the
+// median's, the straggler ratio's terms.
+func maxBusy(c *call) time.Duration {
+	var m time.Duration
+	for _, p := range c.participants {
+		m = max(m, p.busy)
+	}
+	return m
+}
+
+func medianBusy(c *call) time.Duration {
+	b := make([]float64, len(c.participants))
+	for i, p := range c.participants {
+		b[i] = float64(p.busy)
+	}
+	if len(b) == 0 {
+		return 0
+	}
+	return time.Duration(stats.Median(b))
 }

@@ -18,8 +18,10 @@ import (
 )
 
 // The timeline: one row per goroutine that ran pieces, the pieces as
-// rectangles coloured by call, stolen ones hatched and outlined, nested
-// calls' pieces inset inside the piece that made them, and a time axis.
+// rectangles coloured by call tree (a call, its nested calls and forks, or
+// an iter pipeline and the par calls it made: the calls with no parent),
+// stolen ones hatched and outlined, nested calls' pieces inset inside the
+// piece that made them, and a time axis.
 // Pieces narrower than a pixel are merged with their neighbours into runs
 // about a pixel wide, so a picture has at most a few rectangles per pixel
 // of width per row, however many pieces the trace has.
@@ -105,7 +107,7 @@ func newLayout(a *analysis, plotW int) *layout {
 	}
 	l.width = labelW + l.plotW + marginR
 	l.axisY = l.rowsTop + len(l.rows)*(l.rowH+l.gap)
-	l.legend, _ = a.longest()
+	l.legend = a.longestRoots()
 	l.legendY = l.axisY + axisH
 	l.perLine = max(1, (l.plotW+labelW)/legendW)
 	l.height = l.legendY + (len(l.legend)+l.perLine-1)/l.perLine*legendH + 4
@@ -144,7 +146,7 @@ func newLayout(a *analysis, plotW int) *layout {
 // maxLane lanes above the rows, a call in the first lane free at its
 // begin (or, all being taken, the one free soonest).
 func (l *layout) layoutCalls(scale float64) {
-	calls := slices.Clone(l.a.calls)
+	calls := l.a.roots()
 	slices.SortStableFunc(calls, func(p, q *call) int { return cmp.Compare(p.begin, q.begin) })
 	var ends []xtrace.Time
 	for _, c := range calls {
@@ -172,7 +174,7 @@ func appendMerged(out []rect, r rect) []rect {
 		if cur.depth == r.depth && cur.x1-cur.x0 < 1 && r.x1-r.x0 < 1 && r.x0-cur.x1 < 1 {
 			cur.x1 = math.Max(cur.x1, r.x1)
 			if cur.call != r.call {
-				cur.call = nil
+				cur.call = sameRoot(cur.call, r.call)
 			}
 			cur.stolen += r.stolen
 			cur.pieces += r.pieces
@@ -185,8 +187,8 @@ func appendMerged(out []rect, r rect) []rect {
 
 // title is the picture's caption.
 func (l *layout) title() string {
-	s := fmt.Sprintf("parloop-trace: %d calls, %d pieces on %d goroutines; colour = call, hatched = stolen; time since the trace began",
-		len(l.a.calls), l.a.pieces, len(l.a.workers))
+	s := fmt.Sprintf("parloop-trace: %d calls in %d trees, %d pieces on %d goroutines; colour = call tree or pipeline, hatched = stolen; time since the trace began",
+		len(l.a.calls), len(l.a.roots()), l.a.pieces, len(l.a.workers))
 	if l.truncated > 0 {
 		s += fmt.Sprintf(" (%d more goroutines not drawn)", l.truncated)
 	}
@@ -236,7 +238,7 @@ func callColor(c *call) color.RGBA {
 	if c == nil {
 		return color.RGBA{0x99, 0x99, 0x99, 0xff}
 	}
-	h := math.Mod(float64(c.seq)*0.618033988749895, 1)
+	h := math.Mod(float64(c.tree+1)*0.618033988749895, 1)
 	return hsv(h, 0.55, 0.92)
 }
 
@@ -270,11 +272,17 @@ func (r *rect) title() string {
 	switch {
 	case r.isCall && r.pieces == 1:
 		c := r.call
-		fmt.Fprintf(&b, "call #%d %s n=%s: wall %s, %d pieces (%d stolen) on %d goroutines", c.seq, c.verb, fmtN(c), fmtDur(c.wall), len(c.pieces), c.stolen, len(c.participants))
+		fmt.Fprintf(&b, "call #%d %s: wall %s, %d pieces (%d stolen) on %d goroutines", c.seq, c.name(), fmtDur(c.wall), c.pieceCount(), c.stolen, len(c.participants))
+		if len(c.children) > 0 {
+			fmt.Fprintf(&b, ", %s", plural(len(c.children), "nested call"))
+		}
 	case r.isCall:
 		fmt.Fprintf(&b, "%d calls, %s in all", r.pieces, fmtDur(r.dur))
 	case r.pieces == 1:
 		fmt.Fprintf(&b, "call #%d %s", r.call.seq, r.call.verb)
+		if in := r.call.where(); in != "" {
+			fmt.Fprintf(&b, " (in %s)", in)
+		}
 		if r.ranged {
 			fmt.Fprintf(&b, " [%d, %d)", r.lo, r.hi)
 		}
@@ -352,7 +360,7 @@ func (l *layout) writeSVG(w io.Writer) error {
 	for i, c := range l.legend {
 		x, y := l.legendAt(i)
 		pf(`<rect x="%d" y="%d" width="10" height="10" fill="%s"/>`, x, y, hex(callColor(c)))
-		pf(`<text x="%d" y="%d">%s</text>`+"\n", x+14, y+9, esc(fmt.Sprintf("#%d %s n=%s %s", c.seq, c.verb, fmtN(c), fmtDur(c.wall))))
+		pf(`<text x="%d" y="%d">%s</text>`+"\n", x+14, y+9, esc(fmt.Sprintf("#%d %s %s", c.seq, c.name(), fmtDur(c.wall))))
 	}
 	pf("</g>\n</svg>\n")
 	return bw.Flush()
@@ -470,4 +478,48 @@ func drawText(img *image.RGBA, x, y int, s string, c color.RGBA) {
 		}
 		x += 4 * glyphScale
 	}
+}
+
+// sameRoot is the root of a and b if they share one, else nil (a rectangle
+// of several call trees, drawn grey).
+func sameRoot(a, b *call) *call {
+	if a == nil || b == nil || a.root() != b.root() {
+		return nil
+	}
+	return a.root()
+}
+
+// name is how the picture names a call: its verb and n, or a pipeline's
+// source, stages and terminal.
+func (c *call) name() string {
+	if c.kind == pipeCall && c.pipeline != "" {
+		return c.verb + " " + c.pipeline
+	}
+	return c.verb + " n=" + fmtN(c)
+}
+
+// roots are the calls that belong to no other: top-level calls, fork
+// trees and pipelines, in trace order.
+func (a *analysis) roots() []*call {
+	var out []*call
+	for _, c := range a.calls {
+		if c.parent == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// longestRoots are the maxListed longest roots, in trace order: the
+// legend.
+func (a *analysis) longestRoots() []*call {
+	rs := a.roots()
+	if len(rs) <= maxListed {
+		return rs
+	}
+	byWall := slices.Clone(rs)
+	slices.SortStableFunc(byWall, func(p, q *call) int { return cmp.Compare(q.wall, p.wall) })
+	out := byWall[:maxListed]
+	slices.SortFunc(out, func(p, q *call) int { return cmp.Compare(p.seq, q.seq) })
+	return out
 }

@@ -1,24 +1,39 @@
 // Command parvet finds fan-out loops that parloop's verbs can replace, offers
-// the rewrite, and reports writes in parallel bodies that can race.
+// the rewrite, reports writes in parallel bodies that can race, and
+// suggests pslices' parallel sorts for data a parallel call made.
 //
-// Standalone, with fixes:
+// Install it from a clone of the repository (its root):
 //
-//	go run github.com/parloop/parloop/cmd/parvet@latest ./...
-//	parvet -fix ./...   # apply the rewrites
-//	parvet -diff ./...  # show them (with -fix)
+//	go install -C cmd/parvet .
 //
-// As a vet tool:
+// or, once a release of it is tagged (cmd/parvet/vX.Y.Z), run it anywhere:
+//
+//	go run github.com/parloop/parloop/cmd/parvet@VERSION ./...
+//
+// and in the module to check:
+//
+//	parvet ./...        # report
+//	parvet -fix -diff ./... # show the rewrites
+//	parvet -fix ./...   # apply them, then `go mod tidy` if the module was tidy before
+//
+// As a vet tool (reports only):
 //
 //	go vet -vettool=$(which parvet) ./...
 package main
 
 import (
+	"os"
+
 	"golang.org/x/tools/go/analysis/multichecker"
 
 	"github.com/parloop/parloop/cmd/parvet/passes/fanout"
 	"github.com/parloop/parloop/cmd/parvet/passes/parrace"
+	"github.com/parloop/parloop/cmd/parvet/passes/parsort"
 )
 
 func main() {
-	multichecker.Main(parrace.Analyzer, fanout.Analyzer)
+	if os.Getenv(childEnv) == "" && fixing(os.Args[1:]) {
+		os.Exit(fixAndTidy(os.Args[1:]))
+	}
+	multichecker.Main(parrace.Analyzer, fanout.Analyzer, parsort.Analyzer)
 }

@@ -38,14 +38,15 @@ import (
 )
 
 var (
-	parvet   = flag.String("parvet", "parvet", "the parvet binary")
-	parloop  = flag.String("parloop", "", "a checkout of github.com/parloop/parloop to build the rewrites against")
-	out      = flag.String("out", "measure-out", "output directory")
-	goroot   = flag.Bool("goroot", false, "analyze $(go env GOROOT)/src (no rewrites are built)")
-	testTime = flag.Duration("testtimeout", 4*time.Minute, "go test -timeout for each package")
-	noTests  = flag.Bool("notests", false, "build the rewritten packages but do not run their tests")
-	raceOnly = flag.Bool("raceonly", false, "run parvet -parrace only and record the race diagnostics (no fixes, builds or tests)")
-	summary  = flag.Bool("summary", false, "print out/results.jsonl as a markdown table (the last line per module) and exit")
+	parvet      = flag.String("parvet", "parvet", "the parvet binary")
+	parloop     = flag.String("parloop", "", "a checkout of github.com/parloop/parloop to build the rewrites against")
+	out         = flag.String("out", "measure-out", "output directory")
+	goroot      = flag.Bool("goroot", false, "analyze $(go env GOROOT)/src (no rewrites are built)")
+	testTime    = flag.Duration("testtimeout", 4*time.Minute, "go test -timeout for each package")
+	noTests     = flag.Bool("notests", false, "build the rewritten packages but do not run their tests")
+	raceOnly    = flag.Bool("raceonly", false, "run parvet -parrace only and record the race diagnostics (no fixes, builds or tests)")
+	analyzeOnly = flag.Bool("analyzeonly", false, "run both analyzers and record their diagnostics (no fixes, builds or tests)")
+	summary     = flag.Bool("summary", false, "print out/results.jsonl as a markdown table (the last line per module) and exit")
 )
 
 // Result is one module's line in results.jsonl.
@@ -158,7 +159,7 @@ func analyze(r *Result, dir, tag string) []string {
 		r.Error = "no JSON from parvet: " + firstLine(outp)
 		return nil
 	}
-	var races []string
+	var races, loops []string
 	seen := map[string]bool{}
 	dirs := map[string]bool{}
 	r.Packages = len(tree)
@@ -177,6 +178,11 @@ func analyze(r *Result, dir, tag string) []string {
 				switch name {
 				case "fanout":
 					r.LoopsFound++
+					fix := ""
+					if len(d.SuggestedFixes) > 0 {
+						fix = " [fix]"
+					}
+					loops = append(loops, d.Posn+": "+d.Message+fix)
 					if len(d.SuggestedFixes) > 0 {
 						r.RewritesOffered++
 						file := d.Posn[:strings.LastIndex(strings.TrimSuffix(d.Posn, ":"+lastField(d.Posn)), ":")]
@@ -192,6 +198,10 @@ func analyze(r *Result, dir, tag string) []string {
 	}
 	sort.Strings(races)
 	os.WriteFile(filepath.Join(*out, safe(tag)+".races.txt"), []byte(strings.Join(races, "\n")+"\n"), 0o644)
+	if !*raceOnly {
+		sort.Strings(loops)
+		os.WriteFile(filepath.Join(*out, safe(tag)+".fanout.txt"), []byte(strings.Join(loops, "\n")+"\n"), 0o644)
+	}
 	var ds []string
 	for d := range dirs {
 		ds = append(ds, d)
@@ -258,7 +268,7 @@ func measure(modver string) *Result {
 			}
 		}
 	}
-	if *raceOnly {
+	if *raceOnly || *analyzeOnly {
 		analyze(r, dir, modver)
 		return r
 	}

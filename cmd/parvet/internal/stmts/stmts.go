@@ -1,7 +1,21 @@
-// Package stmts holds what both analyzers ask of the syntax tree.
+// Package stmts holds what the analyzers ask of the syntax tree.
 package stmts
 
-import "go/ast"
+import (
+	"go/ast"
+	"go/types"
+)
+
+// IsBuiltin reports whether fun names the builtin function name (len,
+// append, ...), not a function of that name in scope.
+func IsBuiltin(info *types.Info, fun ast.Expr, name string) bool {
+	id, ok := ast.Unparen(fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := info.Uses[id].(*types.Builtin)
+	return ok && b.Name() == name
+}
 
 // List returns the statement list that n holds directly (a block, or the
 // body of a switch case or select clause), and whether it holds one.

@@ -1,6 +1,7 @@
 // Package verbs is the one table of functions that run their function
-// arguments concurrently: parloop's verbs, and later its iter stages and
-// worker-local-state verbs. Adding a verb is adding one line to Table.
+// arguments concurrently: parloop's verbs, its worker-local-state verb
+// (Fold) and its iter stages and terminals. Adding a verb is adding one
+// line to Table.
 package verbs
 
 import "go/types"
@@ -35,8 +36,9 @@ type Verb struct {
 
 // Package paths.
 const (
-	Par  = "github.com/parloop/parloop/par"
-	Iter = "github.com/parloop/parloop/iter"
+	Par     = "github.com/parloop/parloop/par"
+	Iter    = "github.com/parloop/parloop/iter"
+	Pslices = "github.com/parloop/parloop/pslices"
 )
 
 // Table lists the verbs, one a line.
@@ -52,11 +54,31 @@ var Table = []Verb{
 	{Par, "Invoke", []FuncArg{{Arg: 0, Kind: Once, Elems: true}}},
 	{Par, "Both", []FuncArg{{Arg: 0, Kind: Once}, {Arg: 1, Kind: Once}}},
 	{Par, "BothOf", []FuncArg{{Arg: 0, Kind: Once}, {Arg: 2, Kind: Once}}},
+	// Fold's init runs on each worker, its body on every piece; merge runs
+	// on the caller once the pieces are done.
+	{Par, "Fold", []FuncArg{{Arg: 1, Kind: Loop}, {Arg: 2, Kind: Loop, Index: []int{1, 2}, Range: true}}},
+	// iter: every stage's function and every terminal's function is called
+	// by several goroutines at once (the runners of a pipeline), except
+	// Fold's merge, called on the caller.
+	{Iter, "Map", []FuncArg{{Arg: 1, Kind: Loop}}},
+	{Iter, "MapErr", []FuncArg{{Arg: 1, Kind: Loop}}},
+	{Iter, "FlatMap", []FuncArg{{Arg: 1, Kind: Loop}}},
+	{Iter, "FlatMapErr", []FuncArg{{Arg: 1, Kind: Loop}}},
+	{Iter, "Pipe.Filter", []FuncArg{{Arg: 0, Kind: Loop}}},
+	{Iter, "Pipe.FilterErr", []FuncArg{{Arg: 0, Kind: Loop}}},
+	{Iter, "Pipe.ForEach", []FuncArg{{Arg: 0, Kind: Loop}}},
+	{Iter, "Pipe.Reduce", []FuncArg{{Arg: 1, Kind: Loop}}},
+	{Iter, "Pipe.Find", []FuncArg{{Arg: 0, Kind: Loop}}},
+	{Iter, "Pipe.FindAny", []FuncArg{{Arg: 0, Kind: Loop}}},
+	{Iter, "Pipe.Any", []FuncArg{{Arg: 0, Kind: Loop}}},
+	{Iter, "Pipe.Every", []FuncArg{{Arg: 0, Kind: Loop}}},
+	{Iter, "Fold", []FuncArg{{Arg: 1, Kind: Loop}, {Arg: 2, Kind: Loop}}},
+	// pslices' sorts call cmp from several goroutines at once.
+	{Pslices, "SortFunc", []FuncArg{{Arg: 1, Kind: Loop}}},
+	{Pslices, "SortStableFunc", []FuncArg{{Arg: 1, Kind: Loop}}},
 	// Not parloop's: the standard library's own parallel body. A
 	// benchmark's RunParallel runs its function on GOMAXPROCS goroutines.
 	{"testing", "B.RunParallel", []FuncArg{{Arg: 0, Kind: Loop}}},
-	// When github.com/parloop/parloop/iter lands, its stages go here, e.g.
-	// {Iter, "Map", []FuncArg{{Arg: 1, Kind: Loop}}},
 }
 
 var byKey = func() map[[2]string]*Verb {

@@ -92,6 +92,15 @@ func (ps *pass) callBlocks(call *ast.CallExpr) string {
 	info := ps.TypesInfo
 	fn, _ := typeutil.Callee(info, call).(*types.Func)
 	if fn == nil {
+		// A function value: judged by its arguments alone.
+		if _, isConv := info.Types[call.Fun]; isConv && info.Types[call.Fun].IsType() {
+			return ""
+		}
+		for _, a := range call.Args {
+			if t := info.TypeOf(a); t != nil && isContext(t) {
+				return "passes a context to " + types.ExprString(call.Fun)
+			}
+		}
 		return ""
 	}
 	fn = fn.Origin()
@@ -160,7 +169,9 @@ func (ps *pass) nodeBlocks(n ast.Node, ignore map[types.Object]bool) string {
 				}
 			}
 		case *ast.CallExpr:
-			why = ps.callBlocks(m)
+			if !ps.skipped(m) {
+				why = ps.callBlocks(m)
+			}
 		}
 		return why == ""
 	})

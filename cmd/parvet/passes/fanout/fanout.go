@@ -68,6 +68,11 @@ type pass struct {
 
 	leak     string // leakChecker's answer
 	leakDone bool
+
+	// While blocksBesides runs: calls to selfFn and the calls in
+	// skipCalls do not count as blocking.
+	selfFn    *types.Func
+	skipCalls []*ast.CallExpr
 }
 
 // leakCheckers are the packages whose use means that a package's tests
@@ -152,6 +157,7 @@ func run(p *analysis.Pass) (any, error) {
 					ps.loop(file, list, i)
 				}
 			}
+			ps.recursiveForks(file, list)
 			return true
 		})
 	}

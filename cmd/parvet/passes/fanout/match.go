@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/parloop/parloop/cmd/parvet/internal/stmts"
 )
 
 // Matching: finding a fan-out loop and its Wait, and the reason a loop that
@@ -306,7 +308,7 @@ func (ps *pass) match(list []ast.Stmt, i int) (*fanLoop, string) {
 				return nil, "the semaphore channel is not made just before the loop"
 			}
 			mk, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
-			if !ok || len(mk.Args) != 2 || !isBuiltin(info, mk.Fun, "make") {
+			if !ok || len(mk.Args) != 2 || !stmts.IsBuiltin(info, mk.Fun, "make") {
 				return nil, "the semaphore channel has no capacity"
 			}
 			fl.limit = mk.Args[1]
@@ -408,15 +410,6 @@ func (ps *pass) mentionsGroup(n ast.Node) bool {
 	return found
 }
 
-func isBuiltin(info *types.Info, fun ast.Expr, name string) bool {
-	id, ok := ast.Unparen(fun).(*ast.Ident)
-	if !ok {
-		return false
-	}
-	b, ok := info.Uses[id].(*types.Builtin)
-	return ok && b.Name() == name
-}
-
 // pure reports whether e can be evaluated again later with the same result
 // and no effects: names, selectors, literals, arithmetic, indexing, len, cap
 // and conversions.
@@ -430,7 +423,7 @@ func pure(info *types.Info, e ast.Expr) bool {
 			if tv, found := info.Types[n.Fun]; found && tv.IsType() {
 				return true
 			}
-			if isBuiltin(info, n.Fun, "len") || isBuiltin(info, n.Fun, "cap") {
+			if stmts.IsBuiltin(info, n.Fun, "len") || stmts.IsBuiltin(info, n.Fun, "cap") {
 				return true
 			}
 			ok = false

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"go/version"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +36,14 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		ignore[fl.sem] = true
 	}
 	blockWhy := ps.nodeBlocks(fl.lit.Body, ignore)
+	// A recursive fan-out (the goroutines call the function that starts
+	// them): the call blocks on its own level's Wait, which the rewrite
+	// removes, so the function is judged by the rest of its body.
+	self, selfDecl := ps.enclosingFunc(file, loop.Pos())
+	recursive := self != nil && ps.calls(fl.lit.Body, self)
+	if recursive {
+		blockWhy = ps.blocksBesides(selfDecl.Body, self, []*ast.CallExpr{fl.wait}, ignore)
+	}
 
 	// A package that checks for leaked goroutines would report the pool's
 	// workers, which a plain par.For starts and which outlive the call
@@ -133,6 +142,7 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		keyVar, idx, n = iv, iv.Name(), count
 	}
 	taken[idx] = true
+	fold := ps.foldPlan(file, fl, blockWhy, taken) // nil: no merge under a mutex
 
 	// Parameters of go func(...) {...}(args): a parameter passed the
 	// variable of its own name needs nothing (the new body has that
@@ -352,9 +362,14 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	// The body's text, less the dropped statements.
 	indent := indentOf(src, tf, fl.waitStmt.Pos())
 	inner := indent + "\t"
+	bodyDel, bodyIndent := fl.bodyDel, inner
+	if fold != nil {
+		bodyDel = append(slices.Clone(bodyDel), fold.drop...)
+		bodyIndent += "\t" // inside Fold's loop over the piece
+	}
 	bs, be := tf.Offset(fl.lit.Body.Lbrace)+1, tf.Offset(fl.lit.Body.Rbrace)
 	var drops []span
-	for _, d := range fl.bodyDel {
+	for _, d := range bodyDel {
 		p, e := lineSpan(src, tf, d.Pos(), d.End())
 		drops = append(drops, span{tf.Offset(p), tf.Offset(e)})
 	}
@@ -370,7 +385,7 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	}
 	bodyText.Write(src[cur:be])
 	oldInner := indentOf(src, tf, fl.lit.Pos()) + "\t"
-	bodyStr := reindent(bodyText.String(), oldInner, inner, ps.rawStrings(fl.lit.Body, bs))
+	bodyStr := reindent(bodyText.String(), oldInner, bodyIndent, ps.rawStrings(fl.lit.Body, bs))
 
 	// Comments in the loop body outside the goroutine's body come along.
 	var comments []string
@@ -383,7 +398,9 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	}
 
 	var b strings.Builder
-	if fl.kind == "errgroup" {
+	if fold != nil {
+		fold.open(&b, parName, n, idx, inner)
+	} else if fl.kind == "errgroup" {
 		results := "error"
 		if res := fl.lit.Type.Results; res != nil && len(res.List) == 1 && len(res.List[0].Names) == 1 {
 			// func() (err error): keep the named result.
@@ -406,7 +423,7 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	prelude = append(prelude, keepText...)
 	prelude = append(prelude, paramDefs...)
 	for _, l := range prelude {
-		b.WriteString(inner + l + "\n")
+		b.WriteString(bodyIndent + l + "\n")
 	}
 	bodyStr = strings.TrimLeft(bodyStr, " \t")
 	bodyStr = strings.TrimPrefix(bodyStr, "\n")
@@ -414,16 +431,23 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	if bodyStr != "" && !strings.HasSuffix(bodyStr, "\n") {
 		bodyStr += "\n"
 	}
-	if strings.TrimSpace(bodyStr) != "" && !strings.HasPrefix(bodyStr, inner) && !strings.HasPrefix(bodyStr, "\n") {
-		bodyStr = inner + bodyStr
+	if strings.TrimSpace(bodyStr) != "" && !strings.HasPrefix(bodyStr, bodyIndent) && !strings.HasPrefix(bodyStr, "\n") {
+		bodyStr = bodyIndent + bodyStr
 	}
 	b.WriteString(bodyStr)
-	b.WriteString(indent + "}" + opt + ")")
+	if fold != nil {
+		fold.close(&b, indent, inner)
+	} else {
+		b.WriteString(indent + "}" + opt + ")")
+	}
 
 	// Removing the loop must not leave a local variable unused (a limit,
 	// a count passed to wg.Add).
 	newText := b.String()
 	deleted := []ast.Node{fl.groupDel, loop, fl.wait}
+	if fold != nil && fold.muDecl != nil {
+		deleted = append(deleted, fold.muDecl)
+	}
 	for _, s := range fl.extraDel {
 		deleted = append(deleted, s)
 	}
@@ -458,6 +482,9 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 		del(s)
 	}
 	del(loop)
+	if fold != nil && fold.muDecl != nil {
+		del(fold.muDecl)
+	}
 	edits = append(edits, analysis.TextEdit{Pos: fl.wait.Pos(), End: fl.wait.End(), NewText: []byte(b.String())})
 
 	var removed []span
@@ -485,7 +512,10 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	if fl.kind == "errgroup" {
 		call = verb + "(ctx, " + n + ", ...)"
 	}
-	if blockWhy != "" {
+	if fold != nil {
+		msg = fmt.Sprintf("fan-out loop (%s) merges its results into %s under %s: rewrite it as %s.Fold(%s, ...), which gives each worker its own %s and merges them at the end, with no lock per item", what, fold.acc.Name(), fold.mu, parName, n, fold.what())
+		title = "Rewrite with " + parName + ".Fold"
+	} else if blockWhy != "" {
 		msg = fmt.Sprintf("fan-out loop (%s) whose body blocks (%s): rewrite it as %s with %s.Blocking(%s), which runs blocking bodies on goroutines of their own, not a plain %s", what, blockWhy, call, parName, blockingLimit, verb)
 		title = fmt.Sprintf("Rewrite with %s and %s.Blocking(%s)", verb, parName, blockingLimit)
 	} else {
@@ -494,6 +524,12 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 			msg += "; the goroutine limit is dropped, the pool bounds the parallelism"
 		}
 		title = "Rewrite with " + verb
+	}
+	switch {
+	case recursive && blockWhy != "":
+		msg = "recursive " + msg + fmt.Sprintf(" (%s calls itself in the goroutines, a WaitGroup per level, and blocks besides: each level's bodies keep goroutines of their own, as many as par.Blocking allows)", self.Name())
+	case recursive:
+		msg = "recursive " + msg + fmt.Sprintf(" (%s calls itself in the goroutines, a WaitGroup per level: nested %s calls share the pool's workers instead of a goroutine per node)", self.Name(), verb)
 	}
 	if fv := info.FileVersions[file]; fv != "" && version.Compare(fv, "go1.22") < 0 {
 		for _, v := range []*types.Var{keyVar, valueVar} {

@@ -14,5 +14,5 @@ func TestParrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysistest.Run(t, dir, parrace.Analyzer, "races", "wrapdef", "wrapuse", "goroutines", "oldloops", "benchpar")
+	analysistest.Run(t, dir, parrace.Analyzer, "races", "wrapdef", "wrapuse", "goroutines", "oldloops", "benchpar", "iterraces")
 }

@@ -24,7 +24,11 @@ func (c *checker) specOf(call *ast.CallExpr) *spec {
 	fn = fn.Origin()
 	if v := verbs.Lookup(fn); v != nil {
 		d := verbs.Display(fn)
-		return &spec{args: v.Args, name: d, body: d + " body", via: d}
+		noun := " body"
+		if v.Pkg == verbs.Iter {
+			noun = " function" // a stage's or terminal's function
+		}
+		return &spec{args: v.Args, name: d, body: d + noun, via: d}
 	}
 	f := c.local[fn]
 	if f == nil {

@@ -459,6 +459,14 @@ func (b *body) message(v *types.Var, sh shape, lhs ast.Expr, op string) string {
 		fix = "return errors through errgroup or par.ForErr, or guard " + name + " with a sync.Mutex"
 	case b.via == "testing.B.RunParallel":
 		fix = "declare it inside the function (each goroutine gets its own), or use sync/atomic or a sync.Mutex"
+	case b.via == "par.Fold" && sh == shVar && op != "=" && op != "append":
+		fix = "add to the worker's accumulator (" + accName(b.lit) + ") instead: par.Fold merges the accumulators at the end"
+	case strings.HasPrefix(b.via, "iter.") && sh == shVar && op == "append":
+		fix = "collect the results with the pipeline's Collect"
+	case strings.HasPrefix(b.via, "iter.") && sh == shVar && op != "=":
+		fix = "use a terminal that combines per-worker results (Reduce, Sum, Count, Fold), or sync/atomic"
+	case strings.HasPrefix(b.via, "iter.") && sh == shMap:
+		fix = "maps are not safe for concurrent writes: count with iter.Fold (a map per worker, merged at the end), or hold a sync.Mutex around the write"
 	case sh == shMethod:
 		fix = "give each goroutine or index its own and combine them after the loop, or hold a sync.Mutex around the call"
 	case sh == shVar && op == "append":
@@ -493,4 +501,13 @@ func (b *body) message(v *types.Var, sh shape, lhs ast.Expr, op string) string {
 		return fmt.Sprintf("%s %s without synchronization (data race); %s", b.what, what, fix)
 	}
 	return fmt.Sprintf("%s %s (data race); %s", b.what, what, fix)
+}
+
+// accName is the name of the accumulator parameter of a par.Fold body
+// (its first), "acc" if it has none.
+func accName(lit *ast.FuncLit) string {
+	if ps := lit.Type.Params.List; len(ps) > 0 && len(ps[0].Names) > 0 && ps[0].Names[0].Name != "_" {
+		return ps[0].Names[0].Name
+	}
+	return "acc"
 }

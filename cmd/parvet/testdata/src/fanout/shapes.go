@@ -31,14 +31,15 @@ func WaitGroupGo(n int, out []int) { // want WaitGroupGo:"blocks: calls sync\\.W
 	wg.Wait()
 }
 
-// UnderMutex collects results under a mutex; the mutex stays.
+// UnderMutex appends results under a mutex: par.Fold gives each worker a
+// slice of its own, and the mutex goes.
 func UnderMutex(xs []int) []int { // want UnderMutex:"blocks: calls sync\\.WaitGroup\\.Wait"
 	var (
 		mu  sync.Mutex
 		res []int
 	)
 	var wg sync.WaitGroup
-	for _, x := range xs { // want `can be par.For\(len\(xs\), ...\)`
+	for _, x := range xs { // want `merges its results into res under mu: rewrite it as par.Fold\(len\(xs\), ...\), which gives each worker its own slice`
 		wg.Add(1)
 		go func(v int) {
 			defer wg.Done()
