@@ -274,3 +274,20 @@ func TestDocs(t *testing.T) {
 		t.Error("the summary missed a changed count")
 	}
 }
+
+// The published UTS trees have the published sizes (the reference code's
+// RNG, shapes and seeds are what the walk reproduces).
+func TestPublishedUTSTrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two walks of 4.1M SHA-1 nodes")
+	}
+	for _, c := range []struct {
+		name  string
+		root  SHA1Node
+		nodes int
+	}{{"T1", UTST1(), UTST1Nodes}, {"T3", UTST3(), UTST3Nodes}} {
+		if got := c.root.Count(); got != c.nodes {
+			t.Errorf("%s: %d nodes, want %d", c.name, got, c.nodes)
+		}
+	}
+}
