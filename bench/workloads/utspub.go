@@ -44,7 +44,7 @@ func utsInit(seed int) [20]byte {
 }
 
 // Kids is n's number of children.
-func (n *SHA1Node) Kids() int {
+func (n SHA1Node) Kids() int {
 	u := float64(binary.BigEndian.Uint32(n.State[16:])&0x7fffffff) / (1 << 31)
 	if n.Bin {
 		switch {
@@ -63,7 +63,7 @@ func (n *SHA1Node) Kids() int {
 }
 
 // Child is n's i-th child: one SHA-1 of n's state and i.
-func (n *SHA1Node) Child(i int) SHA1Node {
+func (n SHA1Node) Child(i int) SHA1Node {
 	var b [24]byte
 	copy(b[:20], n.State[:])
 	binary.BigEndian.PutUint32(b[20:], uint32(i))
@@ -71,11 +71,10 @@ func (n *SHA1Node) Child(i int) SHA1Node {
 }
 
 // Count is the sequential walk: the number of nodes under and at n.
-func (n *SHA1Node) Count() int {
+func (n SHA1Node) Count() int {
 	c := 1
 	for i := range n.Kids() {
-		child := n.Child(i)
-		c += child.Count()
+		c += n.Child(i).Count()
 	}
 	return c
 }

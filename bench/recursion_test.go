@@ -1,0 +1,94 @@
+package bench
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/parloop/parloop/bench/workloads"
+	"github.com/parloop/parloop/par"
+)
+
+// BenchmarkPublishedTrees counts the nodes of UTS's published trees, T1
+// (geometric, bushy, depth 10) and T3 (binomial, deep and narrow), 4.1M
+// SHA-1 nodes each, written as a Go programmer writes a recursive walk:
+//
+//   - seq: the plain recursive function;
+//   - par.ReduceRange: count(n) = 1 + ReduceRange over n's children of the
+//     children's counts, the leaf a closure over n;
+//   - par.For: a nested For over the children, adding into an atomic;
+//   - wg-cutoff: a goroutine per child above depth 4 (T1) or per child of
+//     the root (T3), then sequential, counts summed through a WaitGroup and
+//     an atomic.
+func BenchmarkPublishedTrees(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		root  workloads.SHA1Node
+		nodes int
+		cut   int32
+	}{
+		{"T1", workloads.UTST1(), workloads.UTST1Nodes, 4},
+		{"T3", workloads.UTST3(), workloads.UTST3Nodes, 1},
+	} {
+		if testing.Short() && tc.name == "T1" {
+			continue // one tree under -short
+		}
+		for _, impl := range []struct {
+			name  string
+			count func(n workloads.SHA1Node) int
+		}{
+			{"seq", func(n workloads.SHA1Node) int { return n.Count() }},
+			{"par.ReduceRange", treeReduceRange},
+			{"par.For", func(n workloads.SHA1Node) int {
+				var c atomic.Int64
+				treeFor(n, &c)
+				return int(c.Load())
+			}},
+			{"wg-cutoff", func(n workloads.SHA1Node) int { return treeGoCutoff(n, tc.cut) }},
+		} {
+			b.Run(fmt.Sprintf("tree=%s/impl=%s", tc.name, impl.name), func(b *testing.B) {
+				var pool *par.Pool
+				if impl.name[:3] == "par" {
+					pool = par.Default()
+				}
+				m := start(b, pool)
+				for range b.N {
+					if got := impl.count(tc.root); got != tc.nodes {
+						b.Fatalf("%s %s: %d nodes, want %d", tc.name, impl.name, got, tc.nodes)
+					}
+				}
+				m.stop()
+			})
+		}
+	}
+}
+
+func treeReduceRange(n workloads.SHA1Node) int {
+	return 1 + par.ReduceRange(n.Kids(), 0, func(lo, hi int) int {
+		s := 0
+		for i := lo; i < hi; i++ {
+			s += treeReduceRange(n.Child(i))
+		}
+		return s
+	}, func(a, b int) int { return a + b })
+}
+
+func treeFor(n workloads.SHA1Node, c *atomic.Int64) {
+	c.Add(1)
+	par.For(n.Kids(), func(i int) { treeFor(n.Child(i), c) })
+}
+
+func treeGoCutoff(n workloads.SHA1Node, cut int32) int {
+	if n.Depth >= cut {
+		return n.Count()
+	}
+	var wg sync.WaitGroup
+	var c atomic.Int64
+	c.Add(1)
+	for i := range n.Kids() {
+		wg.Go(func() { c.Add(int64(treeGoCutoff(n.Child(i), cut))) })
+	}
+	wg.Wait()
+	return int(c.Load())
+}
