@@ -541,7 +541,7 @@ func BenchmarkIterPgrep(b *testing.B) {
 		// a stage that does I/O, the pipeline runs on goroutines of its own.
 		{"iter+Limit", func() uint64 {
 			h := fnv.New64a()
-			limit := iter.Limit(2 * runtime.GOMAXPROCS(0))
+			limit := iter.Blocking(2 * runtime.GOMAXPROCS(0))
 			for out, err := range iter.Map(iter.From(files), func(path string) []byte { return grepFile(re, path) }, limit).All() {
 				if err != nil {
 					panic(err)

@@ -1,118 +1,13 @@
 package iter
 
 import (
-	"context"
 	"runtime"
-	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/parloop/parloop/par"
 )
-
-// state is one run of a pipeline: its context and its first error. Every
-// goroutine of the run reads stop before each item; fail and halt set it and
-// cancel ctx, which wakes the producer and the runners where they wait. A
-// cancelled parent context sets stop through an AfterFunc, which finish
-// waits for, so no goroutine of the run outlives it.
-type state struct {
-	ctx     context.Context
-	cancel  context.CancelFunc
-	parent  context.Context
-	undo    func() bool   // unregisters the AfterFunc watching parent
-	watched chan struct{} // closed when that AfterFunc has run
-	stop    atomic.Bool
-
-	mu       sync.Mutex
-	err      error                  // the first error
-	finished bool                   // finish has run; err is final
-	gates    map[*int]chan struct{} // the semaphores of stages given Limit
-
-	traceCtx  context.Context // the run's trace task, if traced (trace.go)
-	traceTask *trace.Task
-}
-
-func newState(o *options, n int) *state {
-	parent := o.ctx
-	if parent == nil {
-		parent = context.Background()
-	}
-	st := &state{parent: parent, watched: make(chan struct{})}
-	st.ctx, st.cancel = context.WithCancel(parent)
-	st.undo = context.AfterFunc(parent, func() {
-		st.stop.Store(true)
-		close(st.watched)
-	})
-	st.startTrace(o, n)
-	return st
-}
-
-func (st *state) stopped() bool { return st.stop.Load() }
-
-// gate returns the semaphore of the stage key for this run, with room for n
-// items: a stage given Limit(n) holds a place in it while its function runs.
-func (st *state) gate(key *int, n int) chan struct{} {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.gates == nil {
-		st.gates = map[*int]chan struct{}{}
-	}
-	g, ok := st.gates[key]
-	if !ok {
-		g = make(chan struct{}, n)
-		st.gates[key] = g
-	}
-	return g
-}
-
-// enter takes a place in g, and reports false if the run stopped first.
-func (st *state) enter(g chan struct{}) bool {
-	select {
-	case g <- struct{}{}:
-		return true
-	case <-st.ctx.Done():
-		return false
-	}
-}
-
-// fail records err if it is the first error and stops the run.
-func (st *state) fail(err error) {
-	st.mu.Lock()
-	if st.err == nil && !st.finished {
-		st.err = err
-	}
-	st.mu.Unlock()
-	st.halt()
-}
-
-// halt stops the run without an error (an early exit: a find, a break).
-func (st *state) halt() {
-	st.stop.Store(true)
-	st.cancel()
-}
-
-// finish ends the run and returns its result: the first error, else the
-// parent context's error if it was cancelled while the run was going on,
-// else nil. It is called once every goroutine of the run has stopped, and
-// may be called again (a deferred call after a panic): it returns the same.
-func (st *state) finish() error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.finished {
-		return st.err
-	}
-	st.finished = true
-	defer st.endTrace()
-	if !st.undo() {
-		<-st.watched // the parent was cancelled: wait for the AfterFunc
-		if st.err == nil {
-			st.err = st.parent.Err()
-		}
-	}
-	st.cancel()
-	return st.err
-}
 
 func (o *options) thePool() *par.Pool {
 	if o.pool != nil {
@@ -122,16 +17,22 @@ func (o *options) thePool() *par.Pool {
 }
 
 // runners is the number of runners of a streaming pipeline's batches: the
-// pool's workers (bodies of one par.For on the pool), or with a Limit,
-// goroutines of their own.
+// pool's workers (bodies of one par.For on the pool), or with Blocking on
+// the source, goroutines of their own.
 func (o *options) runners() int {
-	if o.limit > 0 {
-		return o.limit
+	if o.blocking > 0 {
+		return o.blocking
 	}
-	// A stage with a Limit of its own has that many runners more, so that
-	// items waiting in it do not hold up the CPU-bound stages.
-	return max(1, o.thePool().Workers()) + o.blocking
+	// A stage given Blocking has that many runners more, so that items
+	// waiting in it do not hold up the CPU-bound stages.
+	return max(1, o.thePool().Workers()) + o.stageBlocking
 }
+
+// onPool reports whether a streaming run's batches run on the pool's
+// workers: no Blocking on the source or on a stage. A pipeline with
+// Blocking runs on goroutines of its own (par.Blocking), so that its stages
+// may wait.
+func (o *options) onPool() bool { return o.blocking == 0 && o.stageBlocking == 0 }
 
 func (o *options) parOpts() []par.Option {
 	if o.pool != nil {
@@ -189,14 +90,18 @@ func (s *sizer) observe(items int, d time.Duration) {
 
 // streamPull returns p's source as batches: p.pull, or for an indexed
 // source its index range cut into consecutive pieces.
-func (p Pipe[T]) streamPull() func(st *state, size func() int, yield func(batch[T]) bool) error {
+func (p Pipe[T]) streamPull() func(st *state, begin func() (int, bool), yield func(batch[T]) bool) error {
 	if p.pull != nil {
 		return p.pull
 	}
 	n, item := p.n, p.item
-	return func(st *state, size func() int, yield func(batch[T]) bool) error {
+	return func(st *state, begin func() (int, bool), yield func(batch[T]) bool) error {
 		for lo := 0; lo < n; {
-			base, hi := lo, lo+min(size(), n-lo)
+			size, ok := begin()
+			if !ok {
+				return nil
+			}
+			base, hi := lo, lo+min(size, n-lo)
 			b := batch[T]{n: hi - base, bind: func(st *state, down func(T) bool) func(int) bool {
 				f := item(st, down)
 				return func(j int) bool { return f(base + j) }
@@ -211,33 +116,60 @@ func (p Pipe[T]) streamPull() func(st *state, size func() int, yield func(batch[
 }
 
 // job is one batch on its way through a streaming run. The producer makes
-// it, one runner fills out, and then the consumer alone reads it.
+// it, one runner fills out or acc, and then the consumer alone reads it.
 type job[T any] struct {
-	seq int
-	b   batch[T]
-	out []T
+	seq  int // the batch's place among the source's batches
+	base int // the source position of its first item
+	b    batch[T]
+	out  []T     // its results (a terminal that gathers them), or
+	acc  part[T] // their fold (a terminal that combines them)
 }
 
-// onPool reports whether a streaming run's batches run on the pool's
-// workers: no Limit on the source or on a stage. A pipeline with a Limit
-// runs on goroutines of its own (par.Blocking), so that its stages may wait.
-func (o *options) onPool() bool { return o.limit == 0 && o.blocking == 0 }
+// part is the fold of a run of consecutive results: none (ok false), or v.
+type part[T any] struct {
+	v  T
+	ok bool
+}
+
+// add returns the part with x folded in on the right.
+func (a part[T]) add(x T, combine func(a, b T) T) part[T] {
+	if a.ok {
+		a.v = combine(a.v, x)
+		return a
+	}
+	return part[T]{x, true}
+}
+
+// join returns the part a followed by the part b.
+func (a part[T]) join(b part[T], combine func(a, b T) T) part[T] {
+	if !b.ok {
+		return a
+	}
+	return a.add(b.v, combine)
+}
+
+// terminal is how a streaming run's results leave the runners: either each
+// runner w hands them to sink(w), which only it calls; or each batch's
+// results are gathered in job.out (or, with combine, folded into job.acc
+// in order) and the job is handed to consume on the calling goroutine, in
+// batch order unless the pipeline is Unordered. consume returns false to
+// stop the run.
+type terminal[T any] struct {
+	sink    func(w int) func(T) bool
+	consume func(j *job[T]) bool
+	combine func(a, b T) T
+}
 
 // stream runs p as a stream and returns when every goroutine of the run has
 // stopped. nr is the number of runners (o.runners(), read once by the
-// caller): sink(w) is called with 0 <= w < nr.
+// caller): t.sink(w) is called with 0 <= w < nr.
 //
-// With consume == nil, runner w sends its results into sink(w), which only
-// runner w calls, never two goroutines at once. With consume != nil, each
-// batch's results are gathered into a slice and handed to consume on the
-// calling goroutine, in batch order unless the pipeline is Unordered;
-// consume returns false to stop.
-//
-// Tokens: the tokens channel holds one token per job from its taking (before
-// its batch is pulled) to its release (by the runner without consume, by
-// the consumer after consume with it), so at most window jobs exist at
-// once; done has room for window jobs, so a runner never blocks on it. The
-// reorder buffer holds only jobs that have tokens: at most window.
+// Tokens: the tokens channel holds one token per job from the moment the
+// producer begins its batch (before its first item is pulled) to its
+// release (by the runner with a sink, by the consumer after consume
+// otherwise), so at most window batches' items have been pulled and not
+// yet consumed; done has room for window jobs, so a runner never blocks on
+// it. The reorder buffer holds only jobs that have tokens: at most window.
 //
 // One producer goroutine pulls the source and sends jobs to the runners:
 // on the pool's workers (onPool; see pool), or on goroutines of their own
@@ -246,7 +178,7 @@ func (o *options) onPool() bool { return o.limit == 0 && o.blocking == 0 }
 // Every wait selects on st.ctx.Done(), and every body that ends abnormally
 // (a panic, Goexit) halts the run first, so no body waits for one that has
 // stopped and every par.For returns.
-func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consume func([]T) bool) {
+func (p Pipe[T]) stream(st *state, nr int, t terminal[T]) {
 	o := &p.o
 	window := o.window
 	if window == 0 {
@@ -260,41 +192,39 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 	sz := &sizer{fixed: o.batch}
 	tokens := make(chan struct{}, window)
 	var done chan *job[T]
-	if consume != nil {
+	if t.consume != nil {
 		done = make(chan *job[T], window)
 	}
 	// outs recycles the jobs' result slices: the consumer puts them back
 	// once it has consumed them (consume only reads them).
 	outs := newBuffers[T]()
-	// sinks[w] is runner w's sink without consume, made on its first job.
+	// sinks[w] is runner w's sink, made on its first job.
 	sinks := make([]func(T) bool, nr)
 	// run runs the stages over job j as runner w and hands the job on.
 	run := func(w int, j *job[T]) {
 		var down func(T) bool
-		if consume == nil {
+		switch {
+		case t.consume == nil:
 			if sinks[w] == nil {
-				sinks[w] = sink(w)
+				sinks[w] = t.sink(w)
 			}
 			down = sinks[w]
-		} else {
-			// Room for one result an item: what Map gives, and more than
-			// Filter needs.
+		case t.combine != nil:
+			down = func(v T) bool { j.acc = j.acc.add(v, t.combine); return true }
+		default:
+			// Room for one result an item: what Map gives, and more
+			// than Filter needs.
 			j.out = outs.get(j.b.n)
 			down = func(v T) bool { j.out = append(j.out, v); return true }
 		}
 		start := time.Now()
-		f := j.b.bind(st, down)
-		for i := 0; i < j.b.n; i++ {
-			if st.stopped() || !f(i) {
-				break
-			}
-		}
+		j.run(st, down)
 		sz.observe(j.b.n, time.Since(start))
 		if j.b.done != nil {
 			j.b.done()
 		}
 		j.b = batch[T]{} // let the inputs go
-		if consume != nil {
+		if t.consume != nil {
 			done <- j
 		} else {
 			<-tokens
@@ -329,7 +259,7 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 		normal = true
 	}()
 
-	if consume != nil {
+	if t.consume != nil {
 		// If consume panics or exits (a loop body over All), stop the
 		// run and wait for its goroutines before the panic goes on.
 		waited := false
@@ -339,7 +269,7 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 				wg.Wait()
 			}
 		}()
-		p.consume(st, done, tokens, outs, consume)
+		p.consume(st, done, tokens, outs, t.consume)
 		waited = true
 	}
 	wg.Wait()
@@ -353,43 +283,51 @@ func (p Pipe[T]) stream(st *state, nr int, sink func(w int) func(T) bool, consum
 	}
 }
 
-// guarded runs body, halting the run if it ends abnormally (a panic,
-// Goexit), so that nothing waits for it.
-func guarded(st *state, role string, body func()) {
-	ok := false
-	defer func() {
-		if !ok {
-			st.halt()
+// run runs the stages over the job's items into down, until the run stops
+// or down asks to; a panic names the item's source position.
+func (j *job[T]) run(st *state, down func(T) bool) {
+	c := catcher{lo: j.base, hi: j.base + 1}
+	defer c.catch(st)
+	f := j.b.bind(st, down)
+	for i := 0; i < j.b.n && !st.stopped(); i++ {
+		c.lo, c.hi = j.base+i, j.base+i+1
+		if !f(i) {
+			break
 		}
-	}()
-	if st.traceCtx != nil {
-		defer trace.StartRegion(st.traceCtx, role).End()
 	}
-	body()
-	ok = true
+	c.returned = true
 }
 
 // producer returns the producer of a run: it pulls the source and sends
 // jobs on work, and closes work when the source has ended or the run
-// stopped. It takes a job's token once its batch is pulled, before the job
-// is sent, so besides the window's jobs only the batch it is filling
-// exists.
+// stopped. It takes a job's token when the source begins its batch, before
+// the batch's first item is pulled (see stream).
 func (p Pipe[T]) producer(st *state, sz *sizer, tokens chan struct{}, work chan<- *job[T]) func() {
 	pull := p.streamPull()
 	return func() {
 		defer close(work)
-		seq := 0
-		err := pull(st, sz.next, func(b batch[T]) bool {
+		seq, base := 0, 0
+		holding := false // a token taken for a batch not yet sent
+		begin := func() (int, bool) {
 			if st.stopped() {
-				return false
+				return 0, false
 			}
 			select {
 			case tokens <- struct{}{}:
 			case <-st.ctx.Done():
+				return 0, false
+			}
+			holding = true
+			return sz.next(), true
+		}
+		err := pull(st, begin, func(b batch[T]) bool {
+			holding = false
+			if st.stopped() {
 				return false
 			}
-			j := &job[T]{seq: seq, b: b}
+			j := &job[T]{seq: seq, base: base, b: b}
 			seq++
+			base += b.n
 			select {
 			case work <- j:
 				return true
@@ -397,6 +335,9 @@ func (p Pipe[T]) producer(st *state, sz *sizer, tokens chan struct{}, work chan<
 				return false
 			}
 		})
+		if holding {
+			<-tokens // the source ended before it filled the batch it began
+		}
 		if err != nil {
 			st.fail(err)
 		}
@@ -534,10 +475,25 @@ func (p Pipe[T]) blocking(st *state, nr int, sz *sizer, tokens chan struct{}, ru
 	}
 }
 
-// consume hands the jobs' results to f on the calling goroutine, in order
-// unless the pipeline is Unordered, until done is closed or the run stops.
-// f must not keep the slice: it goes back to outs for another job.
-func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{}, outs *buffers[T], f func([]T) bool) {
+// consume hands the jobs to f on the calling goroutine, in order unless the
+// pipeline is Unordered, until done is closed, the run stops or f returns
+// false. f must not keep a job's out: it goes back to outs for another job.
+func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{}, outs *buffers[T], f func(*job[T]) bool) {
+	// give hands j to f and releases its token; false: stop consuming.
+	give := func(j *job[T]) bool {
+		if st.stopped() {
+			return false
+		}
+		if !f(j) {
+			st.halt()
+			return false
+		}
+		if j.out != nil {
+			outs.put(j.out)
+		}
+		<-tokens
+		return true
+	}
 	pending := map[int]*job[T]{}
 	next := 0
 	for {
@@ -552,12 +508,9 @@ func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{},
 			return
 		}
 		if p.o.unordered {
-			if st.stopped() || !f(j.out) {
-				st.halt()
+			if !give(j) {
 				return
 			}
-			outs.put(j.out)
-			<-tokens
 			continue
 		}
 		pending[j.seq] = j
@@ -568,12 +521,9 @@ func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{},
 			}
 			delete(pending, next)
 			next++
-			if st.stopped() || !f(j.out) {
-				st.halt()
+			if !give(j) {
 				return
 			}
-			outs.put(j.out)
-			<-tokens
 		}
 	}
 }

@@ -99,8 +99,8 @@ func ExamplePipe_Find() {
 }
 
 // A lookup whose first attempt at one key stalls: a backup attempt starts
-// after 10 ms, wins, and the stalled attempt's context is cancelled. Limit
-// runs the blocking stage off the pool's workers.
+// after 10 ms, wins, and the stalled attempt's context is cancelled.
+// Blocking runs the blocking stage off the pool's workers.
 func ExampleHedged() {
 	var mu sync.Mutex
 	tries := map[string]int{}
@@ -115,7 +115,7 @@ func ExampleHedged() {
 		}
 		return len(key) * 100, nil
 	}
-	keys := iter.Slice([]string{"a", "b", "cc"}, iter.Limit(8))
+	keys := iter.Slice([]string{"a", "b", "cc"}, iter.Blocking(8))
 	vals, err := iter.MapErr(keys, iter.Hedged(lookup, iter.Hedge{
 		After:   10 * time.Millisecond,
 		Timeout: 5 * time.Second,

@@ -2,6 +2,7 @@ package iter
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -31,17 +32,17 @@ type Hedge struct {
 // context is cancelled; the item fails only if both fail (with the first
 // error). The wrapper returns only after both attempts have returned, so f
 // must honour its context for the loser to stop promptly. A panic in an
-// attempt is raised again in the stage. With Limit(n), at most 2n attempts
+// attempt is raised again in the stage. With Blocking(n), at most 2n attempts
 // run at once.
 //
 // It panics if f is nil, if a duration is negative, or if Quantile is
 // outside [0, 1).
 func Hedged[T, U any](f func(context.Context, T) (U, error), h Hedge) func(context.Context, T) (U, error) {
 	if f == nil {
-		panic("iter: Hedged with nil f")
+		panic("iter: Hedged called with a nil f")
 	}
 	if h.Timeout < 0 || h.After < 0 || h.Quantile < 0 || h.Quantile >= 1 {
-		panic("iter: Hedged with a negative duration or a Quantile outside [0, 1)")
+		panic(fmt.Sprintf("iter: Hedged: %+v has a negative duration or a Quantile outside [0, 1)", h))
 	}
 	hedging := h.After > 0 || h.Quantile > 0
 	var lat latencies

@@ -39,7 +39,7 @@ func TestHedgeBeatsStraggler(t *testing.T) {
 	for _, h := range []Hedge{{After: 5 * time.Millisecond}, {Quantile: 0.9}} {
 		var cancelled atomic.Int64
 		start := time.Now()
-		got, err := MapErr(Range(200, Limit(4)), Hedged(straggler(150, &cancelled), h)).Collect()
+		got, err := MapErr(Range(200, Blocking(4)), Hedged(straggler(150, &cancelled), h)).Collect()
 		if err != nil {
 			t.Fatalf("%+v: %v", h, err)
 		}

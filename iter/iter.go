@@ -29,7 +29,7 @@ type Pipe[T any] struct {
 	// down asked to stop.
 	item func(st *state, down func(T) bool) func(i int) bool
 	// chunk (an indexed source whose stages are all Filter and Map, none
-	// given Limit; nil otherwise) returns the function that runs the
+	// given Blocking; nil otherwise) returns the function that runs the
 	// source indices [lo, hi), at most chunkLen of them, through the
 	// stages and returns their results, stage by stage over the whole
 	// chunk: one call of a stage's function an item, and none of the
@@ -44,13 +44,17 @@ type Pipe[T any] struct {
 	// reduce (a chunked pipeline whose last stage is a Map; nil otherwise)
 	// returns the function that runs the source indices [lo, hi), at most
 	// chunkLen of them, through the stages and folds the results into acc
-	// with combine, in the Map's loop: Reduce's leaf, with no buffer
-	// between the last stages and the reduction.
-	reduce func(st *state) func(lo, hi int, acc T, combine func(a, b T) T) T
-	// pull (streaming sources) produces the source's items in batches, with
-	// the size size() returns, until yield returns false or the source ends,
-	// and returns the source's error. It runs on one goroutine.
-	pull func(st *state, size func() int, yield func(batch[T]) bool) error
+	// with combine, in order, in the Map's loop: Reduce's leaf, with no
+	// buffer between the last stages and the reduction.
+	reduce func(st *state) func(lo, hi int, acc part[T], combine func(a, b T) T) part[T]
+	// pull (streaming sources) produces the source's items in batches until
+	// yield returns false or the source ends, and returns the source's
+	// error. It runs on one goroutine. It calls begin before it pulls the
+	// first item of a batch: begin waits until the window has room for one
+	// more batch and returns its size, or false once the run has stopped
+	// (pull then returns). Each begun batch is either yielded or, when the
+	// source ends first, dropped.
+	pull func(st *state, begin func() (int, bool), yield func(batch[T]) bool) error
 }
 
 // batch is a run of consecutive source items, with the stages bound to it.

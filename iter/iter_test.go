@@ -18,6 +18,8 @@ import (
 type source struct {
 	name string
 	make func(n int, opts ...Option) Pipe[int]
+	// streaming: pulled in batches (it takes Window and Batch).
+	streaming bool
 }
 
 var sources = []source{
@@ -27,9 +29,9 @@ var sources = []source{
 			s[i] = i
 		}
 		return Slice(s, opts...)
-	}},
-	{"Range", Range},
-	{"From", func(n int, opts ...Option) Pipe[int] { return From(count(n), opts...) }},
+	}, false},
+	{"Range", Range, false},
+	{"From", func(n int, opts ...Option) Pipe[int] { return From(count(n), opts...) }, true},
 	{"From2", func(n int, opts ...Option) Pipe[int] {
 		p := From2(func(yield func(int, string) bool) {
 			for i := range n {
@@ -39,7 +41,7 @@ var sources = []source{
 			}
 		}, opts...)
 		return Map(p, func(kv Pair[int, string]) int { return kv.Key })
-	}},
+	}, true},
 	{"Chan", func(n int, opts ...Option) Pipe[int] {
 		// Filled up front: an early exit (Find) must not strand a sender.
 		c := make(chan int, n)
@@ -48,7 +50,7 @@ var sources = []source{
 		}
 		close(c)
 		return Chan(c, opts...)
-	}},
+	}, true},
 	{"Lines", func(n int, opts ...Option) Pipe[int] {
 		var b strings.Builder
 		for i := range n {
@@ -57,7 +59,7 @@ var sources = []source{
 		}
 		p := Lines(bufio.NewScanner(strings.NewReader(b.String())), opts...)
 		return Map(p, func(s string) int { v, _ := strconv.Atoi(s); return v })
-	}},
+	}, true},
 }
 
 func count(n int) Seq[int] {
@@ -98,13 +100,15 @@ func want(n int) []int {
 }
 
 var optionSets = []struct {
-	name string
-	opts []Option
+	name      string
+	opts      []Option
+	streaming bool // for the streaming sources only
 }{
-	{"default", nil},
-	{"Batch1Window1", []Option{Batch(1), Window(1)}},
-	{"Batch7Window2", []Option{Batch(7), Window(2)}},
-	{"Limit3", []Option{Limit(3)}},
+	{"default", nil, false},
+	{"Batch1Window1", []Option{Batch(1), Window(1)}, true},
+	{"Batch7Window2", []Option{Batch(7), Window(2)}, true},
+	{"Blocking3", []Option{Blocking(3)}, false},
+	{"Blocking1Window1", []Option{Blocking(1), Window(1), Batch(3)}, true},
 }
 
 // Catches: lost, duplicated or reordered results in any source, option set
@@ -112,7 +116,10 @@ var optionSets = []struct {
 func TestMatchesSequential(t *testing.T) {
 	for _, src := range sources {
 		for _, os := range optionSets {
-			for _, n := range []int{0, 1, 5, 1000, 5000} {
+			if os.streaming && !src.streaming {
+				continue
+			}
+			for _, n := range []int{0, 1, 5, 1000, longOr(20_000, 3000)} {
 				name := src.name + "/" + os.name + "/" + strconv.Itoa(n)
 				w := want(n)
 				mk := func(extra ...Option) Pipe[int] {
@@ -240,7 +247,7 @@ func TestChunkedMatchesSequential(t *testing.T) {
 		return w
 	}
 	for _, src := range sources[:2] { // Slice and Range
-		for _, n := range []int{0, 1, chunkLen - 1, chunkLen, chunkLen + 1, 3*chunkLen + 7, 100_000} {
+		for _, n := range []int{0, 1, chunkLen - 1, chunkLen, chunkLen + 1, 3*chunkLen + 7, longOr(100_000, 20_000)} {
 			name := src.name + "/" + strconv.Itoa(n)
 			mk := func(opts ...Option) Pipe[int] { return chunked(src.make(n, opts...)) }
 			if p := mk(); !p.chunked() {
@@ -266,7 +273,7 @@ func TestChunkedMatchesSequential(t *testing.T) {
 		q := Range(n).Filter(func(v int) bool { return v%2 == 0 }).Filter(func(v int) bool { return v%3 != 0 })
 		return Map(q, func(v int) int { return v / 2 })
 	}
-	for _, n := range []int{0, 5, 3*chunkLen + 1, 100_000} {
+	for _, n := range []int{0, 5, 3*chunkLen + 1, longOr(100_000, 20_000)} {
 		var w []int
 		for v := range n {
 			if v%2 == 0 && v%3 != 0 {
@@ -279,7 +286,7 @@ func TestChunkedMatchesSequential(t *testing.T) {
 		checkReductions(t, "Filter/Filter/Map/"+strconv.Itoa(n), func(...Option) Pipe[int] { return twice(n) }, w)
 	}
 	// A Map straight after the source, folded by Reduce in its loop.
-	for _, n := range []int{0, 1, chunkLen + 1, 100_000} {
+	for _, n := range []int{0, 1, chunkLen + 1, longOr(100_000, 20_000)} {
 		got, err := Map(Range(n), func(v int) int { return 3 * v }).Reduce(-1, func(a, b int) int { return max(a, b) })
 		if want := 3*n - 3; err != nil || got != max(want, -1) {
 			t.Fatalf("Map, Reduce over %d: %d, %v; want %d", n, got, err, want)
@@ -308,5 +315,71 @@ func TestChunkedMatchesSequential(t *testing.T) {
 	}
 	if s := seen.Load(); s > 10_000+64*chunkLen {
 		t.Fatalf("%d items mapped after the cancel", s-10_000)
+	}
+}
+
+// Catches: a Reduce that is not par.Reduce's ordered left fold: results
+// combined out of order (string concatenation does not commute), the
+// identity applied more than once or not on the left ("<" is no identity
+// of concatenation, so each extra use shows), in every source, option set
+// and stage shape (a Map folding in its own loop, a Filter last, a FlatMap
+// that runs item by item, Blocking that streams an indexed source).
+func TestReduceIsOrderedLeftFold(t *testing.T) {
+	defer noLeaks(t)()
+	one := par.NewPool(par.Workers(1))
+	defer one.Close()
+	concat := func(a, b string) string { return a + b }
+	shapes := []struct {
+		name  string
+		pipe  func(Pipe[int]) Pipe[string]
+		keeps func(int) bool
+	}{
+		{"Map", func(p Pipe[int]) Pipe[string] {
+			return Map(p, func(v int) string { return strconv.Itoa(v) + "," })
+		}, func(int) bool { return true }},
+		{"MapFilter", func(p Pipe[int]) Pipe[string] {
+			return Map(p, func(v int) string { return strconv.Itoa(v) + "," }).Filter(func(s string) bool { return s[0] != '7' })
+		}, func(v int) bool { return strconv.Itoa(v)[0] != '7' }},
+		{"FilterMap", func(p Pipe[int]) Pipe[string] {
+			return Map(p.Filter(func(v int) bool { return v%3 != 0 }), func(v int) string { return strconv.Itoa(v) + "," })
+		}, func(v int) bool { return v%3 != 0 }},
+		{"FlatMap", func(p Pipe[int]) Pipe[string] {
+			return FlatMap(p, func(v int) Seq[string] { return slices.Values([]string{strconv.Itoa(v) + ","}) })
+		}, func(int) bool { return true }},
+	}
+	for _, src := range sources {
+		for _, os := range append(optionSets, struct {
+			name      string
+			opts      []Option
+			streaming bool
+		}{"OnOneWorker", []Option{On(one)}, false}) {
+			if os.streaming && !src.streaming {
+				continue
+			}
+			for _, sh := range shapes {
+				for _, n := range []int{0, 1, chunkLen + 1, longOr(20_000, 2000)} {
+					var b strings.Builder
+					b.WriteString("<")
+					for v := range n {
+						if sh.keeps(v) {
+							b.WriteString(strconv.Itoa(v) + ",")
+						}
+					}
+					got, err := sh.pipe(src.make(n, os.opts...)).Reduce("<", concat)
+					if err != nil || got != b.String() {
+						t.Fatalf("%s/%s/%s/%d: Reduce = %.40q... (%d bytes), %v; want %.40q... (%d bytes)",
+							src.name, os.name, sh.name, n, got, len(got), err, b.String(), b.Len())
+					}
+				}
+			}
+		}
+	}
+	// Unordered: the order is not kept, so combine must commute; the
+	// identity is still applied once.
+	for _, src := range sources {
+		got, err := Map(src.make(5000, Unordered()), func(v int) int { return v }).Reduce(7, func(a, b int) int { return a + b })
+		if err != nil || got != 7+5000*4999/2 {
+			t.Fatalf("%s/Unordered: Reduce = %d, %v; want %d", src.name, got, err, 7+5000*4999/2)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package iter
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -8,6 +9,18 @@ import (
 	"github.com/parloop/parloop/par"
 	"go.uber.org/goleak"
 )
+
+// long runs the tests over bigger inputs (go test ./iter -long); CI passes
+// it. Without it the package's tests stay within seconds under -race.
+var long = flag.Bool("long", false, "run the tests over bigger inputs")
+
+// longOr is full with -long, else short.
+func longOr(full, short int) int {
+	if *long {
+		return full
+	}
+	return short
+}
 
 // TestMain checks that nothing is left running once every test has finished
 // and the default pool (which lives for the process) is closed.

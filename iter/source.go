@@ -6,7 +6,7 @@ import "bufio"
 // it splits on the pool like par.ForRange. s must not change while the
 // pipeline runs.
 func Slice[T any](s []T, opts ...Option) Pipe[T] {
-	return Pipe[T]{o: named("Slice", opts), n: len(s),
+	return Pipe[T]{o: makeOptions("Slice", indexedOptions, opts), n: len(s),
 		item: func(_ *state, down func(T) bool) func(int) bool {
 			return func(i int) bool { return down(s[i]) }
 		},
@@ -18,7 +18,7 @@ func Slice[T any](s []T, opts ...Option) Pipe[T] {
 // Range returns a pipeline over the integers 0, 1, ..., n-1 (none if n <= 0).
 // It is indexed, like Slice.
 func Range(n int, opts ...Option) Pipe[int] {
-	return Pipe[int]{o: named("Range", opts), n: max(n, 0),
+	return Pipe[int]{o: makeOptions("Range", indexedOptions, opts), n: max(n, 0),
 		item: func(_ *state, down func(int) bool) func(int) bool { return down },
 		chunk: func(*state) func(lo, hi int) []int {
 			buf := make([]int, chunkLen)
@@ -48,19 +48,33 @@ const chunkLen = 256
 // goroutine the pipeline starts, and is pulled in batches.
 func From[T any](seq Seq[T], opts ...Option) Pipe[T] {
 	if seq == nil {
-		panic("iter: From with nil seq")
+		panic("iter: From called with a nil seq")
 	}
-	return Pipe[T]{o: named("From", opts), n: -1,
-		pull: func(st *state, size func() int, yield func(batch[T]) bool) error {
+	return from("From", seq, opts)
+}
+
+// from is From for the source named where.
+func from[T any](where string, seq Seq[T], opts []Option) Pipe[T] {
+	return Pipe[T]{o: makeOptions(where, streamingOptions, opts), n: -1,
+		pull: func(st *state, begin func() (int, bool), yield func(batch[T]) bool) error {
+			size, ok := begin()
+			if !ok {
+				return nil
+			}
 			bufs := newBuffers[T]()
-			buf := bufs.get(size())
+			buf := bufs.get(size)
 			for v := range seq {
 				buf = append(buf, v)
 				if len(buf) == cap(buf) {
 					if !yield(sliceBatch(bufs, buf)) {
 						return nil
 					}
-					buf = bufs.get(size())
+					// Room for the next batch before its first item
+					// is pulled.
+					if size, ok = begin(); !ok {
+						return nil
+					}
+					buf = bufs.get(size)
 				}
 			}
 			if len(buf) > 0 {
@@ -73,17 +87,15 @@ func From[T any](seq Seq[T], opts ...Option) Pipe[T] {
 // From2 returns a pipeline over the pairs of seq (maps.All(m), say), as From.
 func From2[K, V any](seq Seq2[K, V], opts ...Option) Pipe[Pair[K, V]] {
 	if seq == nil {
-		panic("iter: From2 with nil seq")
+		panic("iter: From2 called with a nil seq")
 	}
-	p := From(func(yield func(Pair[K, V]) bool) {
+	return from("From2", func(yield func(Pair[K, V]) bool) {
 		for k, v := range seq {
 			if !yield(Pair[K, V]{k, v}) {
 				return
 			}
 		}
-	}, opts...)
-	p.o.stages = "From2"
-	return p
+	}, opts)
 }
 
 // Chan returns a pipeline over the values received from c until it is
@@ -93,13 +105,16 @@ func From2[K, V any](seq Seq2[K, V], opts ...Option) Pipe[Pair[K, V]] {
 // forever on a send.
 func Chan[T any](c <-chan T, opts ...Option) Pipe[T] {
 	if c == nil {
-		panic("iter: Chan with nil channel")
+		panic("iter: Chan called with a nil channel")
 	}
-	return Pipe[T]{o: named("Chan", opts), n: -1,
-		pull: func(st *state, size func() int, yield func(batch[T]) bool) error {
+	return Pipe[T]{o: makeOptions("Chan", streamingOptions, opts), n: -1,
+		pull: func(st *state, begin func() (int, bool), yield func(batch[T]) bool) error {
 			for {
+				size, ok := begin()
+				if !ok {
+					return nil
+				}
 				var v T
-				var ok bool
 				select {
 				case v, ok = <-c:
 				case <-st.ctx.Done():
@@ -108,7 +123,7 @@ func Chan[T any](c <-chan T, opts ...Option) Pipe[T] {
 				if !ok {
 					return nil
 				}
-				buf := make([]T, 1, size())
+				buf := make([]T, 1, size)
 				buf[0] = v
 			fill:
 				for len(buf) < cap(buf) {
@@ -133,19 +148,18 @@ func Chan[T any](c <-chan T, opts ...Option) Pipe[T] {
 // ends with sc.Err() as the pipeline's error if scanning fails.
 func Lines(sc *bufio.Scanner, opts ...Option) Pipe[string] {
 	if sc == nil {
-		panic("iter: Lines with nil scanner")
+		panic("iter: Lines called with a nil scanner")
 	}
-	p := From(func(yield func(string) bool) {
+	p := from("Lines", func(yield func(string) bool) {
 		for sc.Scan() {
 			if !yield(sc.Text()) {
 				return
 			}
 		}
-	}, opts...)
-	p.o.stages = "Lines"
+	}, opts)
 	pull := p.pull
-	p.pull = func(st *state, size func() int, yield func(batch[string]) bool) error {
-		if err := pull(st, size, yield); err != nil {
+	p.pull = func(st *state, begin func() (int, bool), yield func(batch[string]) bool) error {
+		if err := pull(st, begin, yield); err != nil {
 			return err
 		}
 		return sc.Err()

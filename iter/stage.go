@@ -14,8 +14,8 @@ func then[T, U any](p Pipe[T], name string, stage func(st *state, down func(U) b
 		}
 	}
 	if pull := p.pull; pull != nil {
-		q.pull = func(st *state, size func() int, yield func(batch[U]) bool) error {
-			return pull(st, size, func(b batch[T]) bool {
+		q.pull = func(st *state, begin func() (int, bool), yield func(batch[U]) bool) error {
+			return pull(st, begin, func(b batch[T]) bool {
 				bind := b.bind
 				return yield(batch[U]{n: b.n, bind: func(st *state, down func(U) bool) func(int) bool {
 					return bind(st, stage(st, down))
@@ -27,17 +27,17 @@ func then[T, U any](p Pipe[T], name string, stage func(st *state, down func(U) b
 }
 
 // Map returns the pipeline of f(v) for every result v of p. It takes the
-// Limit option, for an f that blocks.
+// Blocking option, for an f that blocks.
 func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 	if f == nil {
-		panic("iter: Map with nil f")
+		panic("iter: Map called with a nil f")
 	}
-	n, key := stageLimit("Map", opts), new(int)
-	q := then(withLimit(p, n), "Map", func(st *state, down func(U) bool) func(T) bool {
+	n, key := stageBlocking("Map", opts), new(int)
+	q := then(withBlocking(p, n), "Map", func(st *state, down func(U) bool) func(T) bool {
 		if n == 0 {
 			return func(v T) bool { return down(f(v)) }
 		}
-		g := limited(st, key, n, f)
+		g := blocked(st, key, n, f)
 		return func(v T) bool {
 			u, ok := g(v)
 			return ok && down(u)
@@ -45,15 +45,15 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 	})
 	if fl := p.filtered; fl != nil && n == 0 {
 		// Filter, then Map: one loop, with no buffer between them.
-		q.reduce = func(st *state) func(lo, hi int, acc U, combine func(a, b U) U) U {
+		q.reduce = func(st *state) func(lo, hi int, acc part[U], combine func(a, b U) U) part[U] {
 			in, keep := fl.in(st), fl.keep
-			return func(lo, hi int, acc U, combine func(a, b U) U) U {
+			return func(lo, hi int, acc part[U], combine func(a, b U) U) part[U] {
 				for _, v := range in(lo, hi) {
 					if st.stopped() {
 						break
 					}
 					if keep(v) {
-						acc = combine(acc, f(v))
+						acc = acc.add(f(v), combine)
 					}
 				}
 				return acc
@@ -77,14 +77,14 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 			}
 		}
 	} else if chunk := p.chunk; chunk != nil && n == 0 {
-		q.reduce = func(st *state) func(lo, hi int, acc U, combine func(a, b U) U) U {
+		q.reduce = func(st *state) func(lo, hi int, acc part[U], combine func(a, b U) U) part[U] {
 			in := chunk(st)
-			return func(lo, hi int, acc U, combine func(a, b U) U) U {
+			return func(lo, hi int, acc part[U], combine func(a, b U) U) part[U] {
 				for _, v := range in(lo, hi) {
 					if st.stopped() {
 						break
 					}
-					acc = combine(acc, f(v))
+					acc = acc.add(f(v), combine)
 				}
 				return acc
 			}
@@ -109,18 +109,18 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 
 // MapErr is Map for a function that can fail: the first error stops the
 // pipeline and is returned by its terminal. f gets the pipeline's context,
-// cancelled once the pipeline stops. It takes the Limit option.
+// cancelled once the pipeline stops. It takes the Blocking option.
 func MapErr[T, U any](p Pipe[T], f func(context.Context, T) (U, error), opts ...Option) Pipe[U] {
 	if f == nil {
-		panic("iter: MapErr with nil f")
+		panic("iter: MapErr called with a nil f")
 	}
-	n, key := stageLimit("MapErr", opts), new(int)
+	n, key := stageBlocking("MapErr", opts), new(int)
 	type result struct {
 		u   U
 		err error
 	}
-	return then(withLimit(p, n), "MapErr", func(st *state, down func(U) bool) func(T) bool {
-		g := limited(st, key, n, func(v T) result {
+	return then(withBlocking(p, n), "MapErr", func(st *state, down func(U) bool) func(T) bool {
+		g := blocked(st, key, n, func(v T) result {
 			u, err := f(st.ctx, v)
 			return result{u, err}
 		})
@@ -140,17 +140,17 @@ func MapErr[T, U any](p Pipe[T], f func(context.Context, T) (U, error), opts ...
 }
 
 // Filter returns the pipeline of the results v of p for which keep(v). It
-// takes the Limit option.
+// takes the Blocking option.
 func (p Pipe[T]) Filter(keep func(T) bool, opts ...Option) Pipe[T] {
 	if keep == nil {
-		panic("iter: Filter with nil keep")
+		panic("iter: Filter called with a nil keep")
 	}
-	n, key := stageLimit("Filter", opts), new(int)
-	q := then(withLimit(p, n), "Filter", func(st *state, down func(T) bool) func(T) bool {
+	n, key := stageBlocking("Filter", opts), new(int)
+	q := then(withBlocking(p, n), "Filter", func(st *state, down func(T) bool) func(T) bool {
 		if n == 0 {
 			return func(v T) bool { return !keep(v) || down(v) }
 		}
-		g := limited(st, key, n, keep)
+		g := blocked(st, key, n, keep)
 		return func(v T) bool {
 			k, ok := g(v)
 			return ok && (!k || down(v))
@@ -183,18 +183,18 @@ func (p Pipe[T]) Filter(keep func(T) bool, opts ...Option) Pipe[T] {
 }
 
 // FilterErr is Filter for a predicate that can fail, with the semantics of
-// MapErr. It takes the Limit option.
+// MapErr. It takes the Blocking option.
 func (p Pipe[T]) FilterErr(keep func(context.Context, T) (bool, error), opts ...Option) Pipe[T] {
 	if keep == nil {
-		panic("iter: FilterErr with nil keep")
+		panic("iter: FilterErr called with a nil keep")
 	}
-	n, key := stageLimit("FilterErr", opts), new(int)
+	n, key := stageBlocking("FilterErr", opts), new(int)
 	type result struct {
 		ok  bool
 		err error
 	}
-	return then(withLimit(p, n), "FilterErr", func(st *state, down func(T) bool) func(T) bool {
-		g := limited(st, key, n, func(v T) result {
+	return then(withBlocking(p, n), "FilterErr", func(st *state, down func(T) bool) func(T) bool {
+		g := blocked(st, key, n, func(v T) result {
 			ok, err := keep(st.ctx, v)
 			return result{ok, err}
 		})
@@ -214,16 +214,17 @@ func (p Pipe[T]) FilterErr(keep func(context.Context, T) (bool, error), opts ...
 }
 
 // FlatMap returns the pipeline of every value of f(v), for every result v of
-// p, in order. It takes the Limit option: with Limit(n), at most n items are
-// in f at once, an item keeping its place until its last value has been
-// passed on to the next stages (so the values need not be buffered).
+// p, in order. It takes the Blocking option: with Blocking(n), at most n
+// items are in f at once, an item keeping its place until its last value
+// has been passed on to the next stages (so the values need not be
+// buffered).
 func FlatMap[T, U any](p Pipe[T], f func(T) Seq[U], opts ...Option) Pipe[U] {
 	if f == nil {
-		panic("iter: FlatMap with nil f")
+		panic("iter: FlatMap called with a nil f")
 	}
-	n, key := stageLimit("FlatMap", opts), new(int)
-	return then(withLimit(p, n), "FlatMap", func(st *state, down func(U) bool) func(T) bool {
-		g := limited(st, key, n, func(v T) bool {
+	n, key := stageBlocking("FlatMap", opts), new(int)
+	return then(withBlocking(p, n), "FlatMap", func(st *state, down func(U) bool) func(T) bool {
+		g := blocked(st, key, n, func(v T) bool {
 			for u := range f(v) {
 				if !down(u) {
 					return false
@@ -240,14 +241,14 @@ func FlatMap[T, U any](p Pipe[T], f func(T) Seq[U], opts ...Option) Pipe[U] {
 
 // FlatMapErr is FlatMap for a function that can fail: f calls yield for each
 // of its results (and stops if yield returns false), and returns an error
-// with the semantics of MapErr. It takes the Limit option, as FlatMap.
+// with the semantics of MapErr. It takes the Blocking option, as FlatMap.
 func FlatMapErr[T, U any](p Pipe[T], f func(ctx context.Context, v T, yield func(U) bool) error, opts ...Option) Pipe[U] {
 	if f == nil {
-		panic("iter: FlatMapErr with nil f")
+		panic("iter: FlatMapErr called with a nil f")
 	}
-	n, key := stageLimit("FlatMapErr", opts), new(int)
-	return then(withLimit(p, n), "FlatMapErr", func(st *state, down func(U) bool) func(T) bool {
-		g := limited(st, key, n, func(v T) bool {
+	n, key := stageBlocking("FlatMapErr", opts), new(int)
+	return then(withBlocking(p, n), "FlatMapErr", func(st *state, down func(U) bool) func(T) bool {
+		g := blocked(st, key, n, func(v T) bool {
 			ok := true
 			err := f(st.ctx, v, func(u U) bool {
 				ok = ok && down(u)

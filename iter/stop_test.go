@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -34,7 +35,7 @@ func endless(stopped *atomic.Bool, pulled *atomic.Int64) Seq[int] {
 // a loop that returns before they stop.
 func TestBreakStopsEverything(t *testing.T) {
 	defer noLeaks(t)()
-	for _, opts := range [][]Option{nil, {Unordered()}, {Limit(2)}, {Batch(1), Window(1)}} {
+	for _, opts := range [][]Option{nil, {Unordered()}, {Blocking(2)}, {Batch(1), Window(1)}} {
 		var stopped atomic.Bool
 		i := 0
 		for v, err := range Map(From(endless(&stopped, nil), opts...), func(v int) int { return 2 * v }).All() {
@@ -71,7 +72,7 @@ func TestErrorStops(t *testing.T) {
 		}
 		return v, nil
 	}
-	for _, opts := range [][]Option{nil, {Unordered()}, {Limit(2)}} {
+	for _, opts := range [][]Option{nil, {Unordered()}, {Blocking(2)}} {
 		var stopped atomic.Bool
 		if _, err := MapErr(From(endless(&stopped, nil), opts...), fail).Collect(); !errors.Is(err, errBoom) {
 			t.Fatalf("Collect: %v", err)
@@ -143,7 +144,7 @@ func TestPanicReachesCaller(t *testing.T) {
 	}
 	var stopped atomic.Bool
 	check("From Collect", func() { Map(From(endless(&stopped, nil)), boom).Collect() })
-	check("From Count Limit", func() { Map(From(endless(&stopped, nil), Limit(2)), boom).Count() })
+	check("From Count Blocking", func() { Map(From(endless(&stopped, nil), Blocking(2)), boom).Count() })
 	check("From All", func() {
 		for range Map(From(endless(&stopped, nil)), boom).All() {
 		}
@@ -162,6 +163,48 @@ func TestPanicReachesCaller(t *testing.T) {
 				}
 			}
 		}).Count()
+	})
+	// Where: the item's source position, the piece of a chunked run, -1
+	// for the source and for what a terminal calls once on the caller's
+	// goroutine.
+	where := func(name string, lo, hi int, f func()) {
+		t.Helper()
+		defer func() {
+			r := recover()
+			pe, ok := r.(*par.PanicError)
+			if !ok || !errors.Is(pe, errBoom) {
+				t.Fatalf("%s: recovered %T %v, want a *par.PanicError wrapping errBoom", name, r, r)
+			}
+			if pe.Lo != lo || pe.Hi != hi {
+				if lo < 0 || pe.Lo > lo || pe.Hi <= lo { // a piece holding lo will do
+					t.Fatalf("%s: PanicError over [%d, %d), want [%d, %d)", name, pe.Lo, pe.Hi, lo, hi)
+				}
+			}
+		}()
+		f()
+	}
+	boomErr := func(_ context.Context, v int) (int, error) { return boom(v), nil }
+	where("From", 300, 301, func() { Map(From(count(1000)), boom).Count() })
+	where("From Blocking", 300, 301, func() { Map(From(count(1000), Blocking(2)), boom).Collect() })
+	where("Range item by item", 300, 301, func() { MapErr(Range(1000), boomErr).Count() })
+	where("Range Find", 300, 301, func() { MapErr(Range(1000), boomErr).Find(func(int) bool { return false }) })
+	where("Range chunked", 300, 301, func() { Map(Range(1000), boom).Collect() })
+	where("source", -1, -1, func() {
+		From(func(yield func(int) bool) {
+			yield(1)
+			panic(errBoom)
+		}).Collect()
+	})
+	add := func(a, b int) int {
+		if b == 1 {
+			panic(errBoom)
+		}
+		return a + b
+	}
+	where("Reduce's combine of batches", -1, -1, func() { From(count(10), Batch(1)).Reduce(0, add) })
+	where("Reduce's last combine", -1, -1, func() { Range(2).Reduce(0, add) })
+	where("Fold's init with no results", -1, -1, func() {
+		Fold(From(count(0)), func() int { panic(errBoom) }, func(*int, int) {}, add)
 	})
 	// A panic in the loop body over All comes out as it is, after the
 	// pipeline has stopped.
@@ -183,7 +226,7 @@ func TestPanicReachesCaller(t *testing.T) {
 // an error other than ctx.Err().
 func TestCancelStops(t *testing.T) {
 	defer noLeaks(t)()
-	for _, opts := range [][]Option{nil, {Unordered()}, {Limit(2)}} {
+	for _, opts := range [][]Option{nil, {Unordered()}, {Blocking(2)}} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var stopped atomic.Bool
 		var n atomic.Int64
@@ -212,26 +255,196 @@ func TestCancelStops(t *testing.T) {
 	}
 }
 
-// Catches: programmer errors that do not panic with a message naming them.
-func TestBadInputPanics(t *testing.T) {
-	for name, f := range map[string]func(){
-		"Window": func() { Window(0) },
-		"Batch":  func() { Batch(0) },
-		"Limit":  func() { Limit(-1) },
-		"Map":    func() { Map[int, int](Range(1), nil) },
-		"Filter": func() { Range(1).Filter(nil) },
-		"From":   func() { From[int](nil) },
-		"zero":   func() { Pipe[int]{}.Count() },
-		"ctx":    func() { var none context.Context; Context(none) },
-	} {
-		func() {
-			defer func() {
-				if r, _ := recover().(string); !strings.HasPrefix(r, "iter: ") {
-					t.Errorf("%s: recovered %q, want an iter: panic", name, r)
+// probe is a source of the ints 0..n-1 that counts the items pulled from it.
+type probe struct {
+	name string
+	make func(n int, pulled *atomic.Int64, opts ...Option) Pipe[int]
+}
+
+var probes = []probe{
+	{"Slice", func(n int, pulled *atomic.Int64, opts ...Option) Pipe[int] {
+		// An indexed source is not pulled: an item starts with its first stage.
+		return Map(Slice(want0(n), opts...), func(v int) int { pulled.Add(1); return v })
+	}},
+	{"Range", func(n int, pulled *atomic.Int64, opts ...Option) Pipe[int] {
+		return Map(Range(n, opts...), func(v int) int { pulled.Add(1); return v })
+	}},
+	{"From", func(n int, pulled *atomic.Int64, opts ...Option) Pipe[int] {
+		return From(func(yield func(int) bool) {
+			for i := range n {
+				pulled.Add(1)
+				if !yield(i) {
+					return
 				}
-			}()
-			f()
-		}()
+			}
+		}, opts...)
+	}},
+	{"Chan", func(n int, pulled *atomic.Int64, opts ...Option) Pipe[int] {
+		c := make(chan int, n)
+		for i := range n {
+			c <- i
+		}
+		close(c)
+		return Map(Chan(c, opts...), func(v int) int { pulled.Store(int64(n - len(c))); return v })
+	}},
+	{"Lines", func(n int, pulled *atomic.Int64, opts ...Option) Pipe[int] {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(strconv.Itoa(i) + "\n")
+		}
+		r := countingReader{strings.NewReader(b.String()), pulled}
+		return Map(Lines(bufio.NewScanner(r), opts...), func(s string) int { v, _ := strconv.Atoi(s); return v })
+	}},
+}
+
+// countingReader counts the reads from r.
+type countingReader struct {
+	r     io.Reader
+	reads *atomic.Int64
+}
+
+func (c countingReader) Read(b []byte) (int, error) {
+	c.reads.Add(1)
+	return c.r.Read(b)
+}
+
+// terminals runs a terminal over p and returns its error.
+var terminals = map[string]func(p Pipe[int]) error{
+	"ForEach": func(p Pipe[int]) error { return p.ForEach(func(int) {}) },
+	"Collect": func(p Pipe[int]) error { _, err := p.Collect(); return err },
+	"Reduce":  func(p Pipe[int]) error { _, err := p.Reduce(0, func(a, b int) int { return a + b }); return err },
+	"Count":   func(p Pipe[int]) error { _, err := p.Count(); return err },
+	"Find":    func(p Pipe[int]) error { _, _, err := p.Find(func(v int) bool { return v < 0 }); return err },
+	"All": func(p Pipe[int]) error {
+		var last error
+		for _, err := range p.All() {
+			last = err
+		}
+		return last
+	},
+}
+
+// Catches: cancellation that does not follow par.ForErr's rule: a
+// context done before the terminal must start no item (nothing pulled from
+// the source, no stage called); one cancelled by item k's stage must let
+// no later item start (one runner, so the items run in order); the
+// terminal returns ctx.Err() unless a function's error came first.
+func TestCancelLikeForErr(t *testing.T) {
+	defer noLeaks(t)()
+	one := par.NewPool(par.Workers(1))
+	defer one.Close()
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, src := range probes {
+		for name, term := range terminals {
+			var pulled atomic.Int64
+			err := term(src.make(1000, &pulled, Context(done)))
+			if !errors.Is(err, context.Canceled) || pulled.Load() != 0 {
+				t.Errorf("%s/%s on a done context: %v, %d items pulled; want context.Canceled and none", src.name, name, err, pulled.Load())
+			}
+		}
+	}
+	const n, k = 5000, 1234
+	for _, src := range probes {
+		for _, runner := range []struct {
+			name string
+			opt  Option
+		}{{"OnOneWorker", On(one)}, {"Blocking1", Blocking(1)}} {
+			for name, term := range terminals {
+				if name == "Find" || name == "Count" {
+					continue // as Reduce and ForEach
+				}
+				for _, errForm := range []bool{false, true} {
+					ctx, cancel := context.WithCancel(context.Background())
+					var pulled atomic.Int64
+					var cancelled atomic.Bool
+					var late atomic.Int64 // items begun after the cancel
+					stage := func(v int) int {
+						if cancelled.Load() {
+							late.Add(1)
+						}
+						if v == k {
+							cancel()
+							cancelled.Store(true)
+						}
+						return v
+					}
+					p := src.make(n, &pulled, Context(ctx), runner.opt)
+					var q Pipe[int]
+					if errForm { // the item path of an indexed source
+						q = MapErr(p, func(_ context.Context, v int) (int, error) { return stage(v), nil })
+					} else { // the chunked path
+						q = Map(p, stage)
+					}
+					err := term(q)
+					cancel()
+					if !errors.Is(err, context.Canceled) || late.Load() != 0 {
+						t.Errorf("%s/%s/%s/MapErr=%v: %v, %d items begun after the cancel; want context.Canceled and none",
+							src.name, runner.name, name, errForm, err, late.Load())
+					}
+				}
+			}
+		}
+	}
+	// A function's error that comes before the run has seen the context
+	// done is the terminal's; with none, ctx.Err() is.
+	for _, fail := range []bool{true, false} {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := MapErr(Range(n, Context(ctx), On(one)), func(_ context.Context, v int) (int, error) {
+			if v == k {
+				cancel()
+				if fail {
+					return 0, errBoom
+				}
+			}
+			return v, nil
+		}).Collect()
+		cancel()
+		if want := map[bool]error{true: errBoom, false: context.Canceled}[fail]; !errors.Is(err, want) {
+			t.Errorf("cancel, then the function returns %v: %v; want %v", map[bool]error{true: errBoom}[fail], err, want)
+		}
+	}
+}
+
+// Catches: programmer errors that do not panic at the call with a message
+// that starts "iter: " and names the call and the argument.
+func TestBadInputPanics(t *testing.T) {
+	var none context.Context
+	id := func(v int) int { return v }
+	for want, f := range map[string]func(){
+		"iter: Window(0)":                           func() { Window(0) },
+		"iter: Batch(0)":                            func() { Batch(0) },
+		"iter: Blocking(-1)":                        func() { Blocking(-1) },
+		"iter: Context(nil)":                        func() { Context(none) },
+		"iter: On(nil)":                             func() { On(nil) },
+		"iter: From called with a nil seq":          func() { From[int](nil) },
+		"iter: From2 called with a nil seq":         func() { From2[int, int](nil) },
+		"iter: Chan called with a nil channel":      func() { Chan[int](nil) },
+		"iter: Lines called with a nil scanner":     func() { Lines(nil) },
+		"iter: Map called with a nil f":             func() { Map[int, int](Range(1), nil) },
+		"iter: MapErr called with a nil f":          func() { MapErr[int, int](Range(1), nil) },
+		"iter: Filter called with a nil keep":       func() { Range(1).Filter(nil) },
+		"iter: FilterErr called with a nil keep":    func() { Range(1).FilterErr(nil) },
+		"iter: FlatMap called with a nil f":         func() { FlatMap[int, int](Range(1), nil) },
+		"iter: FlatMapErr called with a nil f":      func() { FlatMapErr[int, int](Range(1), nil) },
+		"iter: ForEach called with a nil f":         func() { Range(1).ForEach(nil) },
+		"iter: Reduce called with a nil combine":    func() { Range(1).Reduce(0, nil) },
+		"iter: Fold called with a nil init":         func() { Fold(Range(1), nil, func(*int, int) {}, func(a, b int) int { return a }) },
+		"iter: Fold called with a nil step":         func() { Fold(Range(1), func() int { return 0 }, nil, func(a, b int) int { return a }) },
+		"iter: Fold called with a nil merge":        func() { Fold(Range(1), func() int { return 0 }, func(*int, int) {}, nil) },
+		"iter: Values called with a nil err":        func() { Range(1).Values(nil) },
+		"iter: Find called with a nil pred":         func() { Range(1).Find(nil) },
+		"iter: FindAny called with a nil pred":      func() { Range(1).FindAny(nil) },
+		"iter: Any called with a nil pred":          func() { Range(1).Any(nil) },
+		"iter: Every called with a nil pred":        func() { Range(1).Every(nil) },
+		"iter: Hedged called with a nil f":          func() { Hedged[int, int](nil, Hedge{}) },
+		"iter: Hedged: {Timeout:-1ns":               func() { Hedged(func(context.Context, int) (int, error) { return 0, nil }, Hedge{Timeout: -1}) },
+		"iter: the zero Pipe has no source":         func() { Pipe[int]{}.Count() },
+		"iter: Map does not take the Window option": func() { Map(Range(1), id, Window(1)) },
+	} {
+		if msg := recovered(f); !strings.HasPrefix(msg, want) {
+			t.Errorf("recovered %q, want a panic starting %q", msg, want)
+		}
 	}
 }
 

@@ -20,13 +20,6 @@ import (
 // made there are par's tasks, found from these regions by
 // cmd/parloop-trace. With tracing off this costs a load per run.
 
-// named returns the options of a source called name.
-func named(name string, opts []Option) options {
-	o := makeOptions(opts)
-	o.stages = name
-	return o
-}
-
 // startTrace makes the run st a trace task, if a trace is being recorded.
 // n is the length of an indexed source, -1 for a stream.
 func (st *state) startTrace(o *options, n int) {

@@ -157,7 +157,7 @@ func run(re *regexp.Regexp, dir string, stdout, stderr io.Writer) (string, error
 	parHash := sha256.New()
 	start := time.Now()
 	results := iter.Map(iter.From(files(dir)), func(path string) result { return search(re, path) },
-		iter.Limit(2*runtime.GOMAXPROCS(0)))
+		iter.Blocking(2*runtime.GOMAXPROCS(0)))
 	for r, err := range results.All() {
 		if err != nil {
 			return "", err
