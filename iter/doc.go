@@ -17,7 +17,7 @@
 //
 // Slice and Range are indexed: their pipelines split the index range on the
 // pool exactly as par.ForRange does. Where the stages are all Filter and
-// Map (none given Limit) and the terminal is ForEach, Collect, Fold or a
+// Map (none given Blocking) and the terminal is ForEach, Collect, Fold or a
 // reduction, each piece runs in chunks of up to 256 items, one stage at a
 // time over the whole chunk (a Map right after a Filter in the same loop),
 // so that an item costs one call of each stage's function and of the
@@ -25,43 +25,57 @@
 // no calls between stages.
 //
 // From (an iter.Seq), From2 (an iter.Seq2, such as maps.All), Chan and
-// Lines (a bufio.Scanner) are sequential: one producer goroutine pulls items into batches whose size
-// adapts to the measured cost of an item (about 400 µs of work per batch, at
-// most 4096 items, or a fixed size set by Batch), and the batches run on the
-// pool's workers: the first batch starts one par.For of one body per
-// worker, each of which takes batches as the producer makes them, and
-// leaves when the source has ended or it has waited a millisecond for one
-// (so a slow source holds no worker for long); the next batch starts the
-// next such call. A body that finds few batches queued yields its thread
-// after each, so that the producer and the consumer, which wait for one
-// while the bodies hold them all, refill the queue before it runs dry. A
-// pipeline with a Limit (below) runs on goroutines of its own instead.
-// Batch buffers are reused within a run.
+// Lines (a bufio.Scanner) are streaming: one producer goroutine pulls items
+// into batches whose size adapts to the measured cost of an item (about
+// 400 µs of work per batch, at most 4096 items, or a fixed size set by
+// Batch), and the batches run on the pool's workers: the first batch starts
+// one par.For of one body per worker, each of which takes batches as the
+// producer makes them, and leaves when the source has ended or it has
+// waited a millisecond for one (so a slow source holds no worker for long);
+// the next batch starts the next such call. A body that finds few batches
+// queued yields its thread after each, so that the producer and the
+// consumer, which wait for one while the bodies hold them all, refill the
+// queue before it runs dry. A pipeline given Blocking (below) runs on
+// goroutines of its own instead. Batch buffers are reused within a run.
+//
+// # Options
+//
+// Options go to the source (Unordered, Window, Batch, Blocking, Context,
+// On) or to a stage (Blocking). Option's doc has the table of which call
+// takes which; any other option panics at the call, naming it.
 //
 // # Order and memory
 //
-// Results come out in input order (Collect, All, Find) unless the source was
-// given Unordered. A streaming pipeline holds at most Window(k) batches at
-// once (pulled but not yet consumed: queued, running, or in the reorder
-// buffer), by default eight per runner, so its memory does not grow with
-// the length of the stream. ForEach, Fold and the reductions consume each result where it
-// is made, in no particular order.
+// Results come out in input order (Collect, All, Find, Reduce) unless the
+// source was given Unordered. Reduce is par.Reduce's ordered left fold:
+// combine must be associative, need not be commutative, and identity is
+// applied once, on the left; each piece or batch is folded in parallel and
+// the folds are combined in order. ForEach, Fold and the other reductions
+// consume each result where it is made, in no particular order.
+//
+// A streaming pipeline holds at most Window(k) batches of items pulled from
+// the source and not yet consumed (being filled, queued, running, or in the
+// reorder buffer; k·b items with Batch(b)), by default eight batches per
+// runner, so its memory does not grow with the length of the stream: the
+// producer waits for room for a whole batch before it pulls the batch's
+// first item.
 //
 // # Blocking stages
 //
-// Limit(n) declares that work blocks (files, the network). Given to a stage
-// (Map, MapErr, Filter, FilterErr, FlatMap, FlatMapErr), it bounds that
-// stage alone at n items at once and gives the pipeline n more runners, so
-// the CPU-bound stages keep their own; given to a source, it runs the whole
-// pipeline on n runners. A pipeline with a Limit anywhere runs all its
-// stages on such runners, goroutines started with par.Blocking, off the
-// pool's workers (which must not wait), and batches of slow items shrink to
-// one item each. A stage that reads files is such a stage even when the page
-// cache makes its reads fast: examples/pgrep gives its search stage Limit,
-// and measured 1.64× its sequential run with it, against 1.2× without, on
-// two cores (medians of paired runs on a loaded machine).
+// Blocking(n) declares that work blocks (files, the network), as
+// par.Blocking does for a loop. Given to a stage (Map, MapErr, Filter,
+// FilterErr, FlatMap, FlatMapErr), it bounds that stage alone at n items at
+// once and gives the pipeline n more runners, so the CPU-bound stages keep
+// their own; given to a source, it runs the whole pipeline on n runners. A
+// pipeline with Blocking anywhere runs all its stages on such runners,
+// goroutines started with par.Blocking, off the pool's workers (which must
+// not wait), and batches of slow items shrink to one item each. A stage
+// that reads files is such a stage even when the page cache makes its reads
+// fast: examples/pgrep gives its search stage Blocking, with which it ran
+// 1.64× its sequential run on two cores, against 1.2× without
+// (bench/RESULTS.md).
 //
-//	pages := iter.MapErr(iter.Slice(urls), fetch, iter.Limit(32))
+//	pages := iter.MapErr(iter.Slice(urls), fetch, iter.Blocking(32))
 //	links := iter.FlatMap(iter.Map(pages, parse), slices.Values)
 //
 // Hedged wraps an idempotent I/O stage for MapErr with a per-item timeout
@@ -71,15 +85,29 @@
 //
 // # Errors, panics and cancellation
 //
-// The first error returned by a stage (or by the source: a Scanner's error)
-// cancels the context handed to the stages, stops the producer and every
-// stage, and is returned by the terminal; cancelling the Context given to the
-// source does the same and returns ctx.Err(). A panic in a stage or source
-// reaches the caller as a *par.PanicError. Every terminal returns, and a
-// loop over All ends, only after every goroutine the pipeline started has
-// stopped; a break out of a loop over All stops the producer and the stages.
-// A source that blocks inside its own iterator (a Seq waiting on something)
-// is stopped only when it next yields.
+// Cancellation follows par.ForErr: the context given with Context is looked
+// at before each item, never during one: before an item is pulled from a
+// streaming source, and before it enters the stages. Once it is done no new
+// item starts, and the terminal returns ctx.Err() unless a function's error
+// came first. The first error returned by a stage (or by
+// the source: a Scanner's error) likewise cancels the context handed to
+// the stages, stops the producer and every stage, and is returned by the
+// terminal. An error returned after the terminal has its answer (Find's
+// match, a break out of a loop over All) is dropped.
+//
+// A panic in a stage, the source or a function a terminal calls reaches
+// the caller as a *par.PanicError, once every goroutine of the run has
+// stopped. Its Lo and Hi name the item: its position in the source (Hi =
+// Lo+1), or in a chunked run the piece of the index range that was running;
+// -1 for the source itself and for a function a terminal calls once on the
+// caller's goroutine (Fold's merge, Reduce's combine of the batches' folds).
+// A panic in the body of a loop over All comes out as it is.
+//
+// Every terminal returns, and a loop over All ends, only after every
+// goroutine the pipeline started has stopped; a break out of a loop over
+// All stops the producer and the stages. A source that blocks inside its
+// own iterator (a Seq waiting on something) is stopped only when it next
+// yields.
 //
 // Stages may call par verbs, and par bodies may run pipelines, on the same
 // pool without deadlock.

@@ -75,6 +75,8 @@ func from[T any](where string, seq Seq[T], opts []Option) Pipe[T] {
 						return nil
 					}
 					buf = bufs.get(size)
+				} else if st.stopped() {
+					return nil // no item is pulled once the run has stopped
 				}
 			}
 			if len(buf) > 0 {
@@ -127,6 +129,9 @@ func Chan[T any](c <-chan T, opts ...Option) Pipe[T] {
 				buf[0] = v
 			fill:
 				for len(buf) < cap(buf) {
+					if st.stopped() {
+						return nil
+					}
 					select {
 					case v, ok = <-c:
 						if !ok {

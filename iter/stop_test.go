@@ -358,7 +358,8 @@ func TestCancelLikeForErr(t *testing.T) {
 					ctx, cancel := context.WithCancel(context.Background())
 					var pulled atomic.Int64
 					var cancelled atomic.Bool
-					var late atomic.Int64 // items begun after the cancel
+					var late atomic.Int64           // items begun after the cancel
+					var pulledAtCancel atomic.Int64 // items pulled by then
 					stage := func(v int) int {
 						if cancelled.Load() {
 							late.Add(1)
@@ -366,6 +367,7 @@ func TestCancelLikeForErr(t *testing.T) {
 						if v == k {
 							cancel()
 							cancelled.Store(true)
+							pulledAtCancel.Store(pulled.Load())
 						}
 						return v
 					}
@@ -381,6 +383,12 @@ func TestCancelLikeForErr(t *testing.T) {
 					if !errors.Is(err, context.Canceled) || late.Load() != 0 {
 						t.Errorf("%s/%s/%s/MapErr=%v: %v, %d items begun after the cancel; want context.Canceled and none",
 							src.name, runner.name, name, errForm, err, late.Load())
+					}
+					// The producer may be pulling one item as the
+					// cancel comes; it pulls no other.
+					if src.name != "Chan" && pulled.Load() > pulledAtCancel.Load()+1 {
+						t.Errorf("%s/%s/%s/MapErr=%v: %d items pulled after the cancel",
+							src.name, runner.name, name, errForm, pulled.Load()-pulledAtCancel.Load())
 					}
 				}
 			}

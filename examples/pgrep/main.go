@@ -9,7 +9,7 @@
 // The walk is sequential (filepath.WalkDir, in lexical order); the files it
 // yields are an iter.Seq read and searched in parallel by an iter pipeline,
 // whose ordered output keeps the walk's order. The stage reads files, so it
-// is given iter.Limit, and the pipeline runs on goroutines of its own rather
+// is given iter.Blocking, and the pipeline runs on goroutines of its own rather
 // than on the pool's workers (which it measured faster, when the workers
 // were still locked to their OS threads: a file read is a system call).
 // Like grep, it skips files
