@@ -485,7 +485,9 @@ func (p Pipe[T]) consume(st *state, done <-chan *job[T], tokens <-chan struct{},
 			return false
 		}
 		if !f(j) {
-			st.halt()
+			if !st.stopped() {
+				st.halt() // an early exit: Find's match, a break
+			}
 			return false
 		}
 		if j.out != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -122,4 +123,26 @@ func ExampleHedged() {
 	})).Collect()
 	fmt.Println(vals, err, tries["b"])
 	// Output: [100 100 200] <nil> 2
+}
+
+// Reduce is the left fold in input order, as par.Reduce is: string
+// concatenation, which does not commute, comes out in order, with the
+// identity once on the left.
+func ExamplePipe_Reduce() {
+	parts := iter.From(slices.Values([]string{"par", "al", "lel"}))
+	s, err := parts.Reduce(">", func(a, b string) string { return a + b })
+	fmt.Println(s, err)
+	// Output: >parallel <nil>
+}
+
+// A stage that waits (a sleep standing in for a network call) runs off the
+// pool's workers, at most four items at once; the results keep their order.
+func ExampleBlocking() {
+	slowDouble := func(v int) int {
+		time.Sleep(time.Millisecond)
+		return 2 * v
+	}
+	out, err := iter.Map(iter.Range(8), slowDouble, iter.Blocking(4)).Collect()
+	fmt.Println(out, err)
+	// Output: [0 2 4 6 8 10 12 14] <nil>
 }

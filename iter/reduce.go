@@ -105,8 +105,8 @@ func fold[T, A any](p Pipe[T], init func() A, step func(acc *A, v T), steps func
 // returns identity, and on error the zero T. The results are folded in
 // parallel, a piece of an indexed source or a batch of a streaming one at
 // a time, and the folds are combined in order. On an Unordered pipeline
-// the batches' folds are combined as they come, so combine must then be
-// commutative too.
+// the order need not be kept (a streaming one combines the batches' folds
+// as they come), so combine must then be commutative too.
 func (p Pipe[T]) Reduce(identity T, combine func(a, b T) T) (acc T, err error) {
 	if combine == nil {
 		panic("iter: Reduce called with a nil combine")
