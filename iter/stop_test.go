@@ -131,39 +131,6 @@ func TestPanicReachesCaller(t *testing.T) {
 		}
 		return v
 	}
-	check := func(name string, f func()) {
-		t.Helper()
-		defer func() {
-			r := recover()
-			pe, ok := r.(*par.PanicError)
-			if !ok || !errors.Is(pe, errBoom) {
-				t.Fatalf("%s: recovered %T %v, want a *par.PanicError wrapping errBoom", name, r, r)
-			}
-		}()
-		f()
-	}
-	var stopped atomic.Bool
-	check("From Collect", func() { Map(From(endless(&stopped, nil)), boom).Collect() })
-	check("From Count Blocking", func() { Map(From(endless(&stopped, nil), Blocking(2)), boom).Count() })
-	check("From All", func() {
-		for range Map(From(endless(&stopped, nil)), boom).All() {
-		}
-	})
-	check("Range Collect", func() { Map(Range(10000), boom).Collect() })
-	check("Range Count", func() { Map(Range(10000), boom).Count() })
-	check("Range Reduce", func() { Map(Range(10000), boom).Reduce(0, func(a, b int) int { return a + b }) })
-	check("source panics", func() {
-		From(func(yield func(int) bool) {
-			for i := 0; ; i++ {
-				if i == 300 {
-					panic(errBoom)
-				}
-				if !yield(i) {
-					return
-				}
-			}
-		}).Count()
-	})
 	// Where: the item's source position, the piece of a chunked run, -1
 	// for the source and for what a terminal calls once on the caller's
 	// goroutine.
@@ -183,6 +150,28 @@ func TestPanicReachesCaller(t *testing.T) {
 		}()
 		f()
 	}
+	var stopped atomic.Bool
+	where("From Collect", 300, 301, func() { Map(From(endless(&stopped, nil)), boom).Collect() })
+	where("From Count Blocking", 300, 301, func() { Map(From(endless(&stopped, nil), Blocking(2)), boom).Count() })
+	where("From All", 300, 301, func() {
+		for range Map(From(endless(&stopped, nil)), boom).All() {
+		}
+	})
+	where("Range Collect", 300, 301, func() { Map(Range(10000), boom).Collect() })
+	where("Range Count", 300, 301, func() { Map(Range(10000), boom).Count() })
+	where("Range Reduce", 300, 301, func() { Map(Range(10000), boom).Reduce(0, func(a, b int) int { return a + b }) })
+	where("source panics", -1, -1, func() {
+		From(func(yield func(int) bool) {
+			for i := 0; ; i++ {
+				if i == 300 {
+					panic(errBoom)
+				}
+				if !yield(i) {
+					return
+				}
+			}
+		}).Count()
+	})
 	boomErr := func(_ context.Context, v int) (int, error) { return boom(v), nil }
 	where("From", 300, 301, func() { Map(From(count(1000)), boom).Count() })
 	where("From Blocking", 300, 301, func() { Map(From(count(1000), Blocking(2)), boom).Collect() })
