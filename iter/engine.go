@@ -286,12 +286,11 @@ func (p Pipe[T]) stream(st *state, nr int, t terminal[T]) {
 // run runs the stages over the job's items into down, until the run stops
 // or down asks to; a panic names the item's source position.
 func (j *job[T]) run(st *state, down func(T) bool) {
-	c := catcher{lo: j.base, hi: j.base + 1}
+	c := catcher{at: j.base} // the loop's position: a panic names it
 	defer c.catch(st)
 	f := j.b.bind(st, down)
-	for i := 0; i < j.b.n && !st.stopped(); i++ {
-		c.lo, c.hi = j.base+i, j.base+i+1
-		if !f(i) {
+	for end := j.base + j.b.n; c.at < end && !st.stopped(); c.at++ {
+		if !f(c.at - j.base) {
 			break
 		}
 	}

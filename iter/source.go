@@ -63,21 +63,39 @@ func from[T any](where string, seq Seq[T], opts []Option) Pipe[T] {
 			}
 			bufs := newBuffers[T]()
 			buf := bufs.get(size)
-			for v := range seq {
+			// seq is called with a yield of its own rather than ranged
+			// over: the test before each pull is then a return value,
+			// not an early exit out of a range-over-func loop, which
+			// cost twice the instructions.
+			ended := false // yield returned false: the run stopped
+			seq(func(v T) bool {
 				buf = append(buf, v)
-				if len(buf) == cap(buf) {
-					if !yield(sliceBatch(bufs, buf)) {
-						return nil
+				if len(buf) < cap(buf) {
+					// No item is pulled once the run has stopped
+					// (st.stopped(), written out: see stopped).
+					if st.flags.Load() != 0 {
+						if st.stoppedOrDone() {
+							ended = true
+							return false
+						}
 					}
-					// Room for the next batch before its first item
-					// is pulled.
-					if size, ok = begin(); !ok {
-						return nil
-					}
-					buf = bufs.get(size)
-				} else if st.stopped() {
-					return nil // no item is pulled once the run has stopped
+					return true
 				}
+				// Room for the next batch before its first item is
+				// pulled.
+				if !yield(sliceBatch(bufs, buf)) {
+					ended = true
+					return false
+				}
+				if size, ok = begin(); !ok {
+					ended = true
+					return false
+				}
+				buf = bufs.get(size)
+				return true
+			})
+			if ended {
+				return nil
 			}
 			if len(buf) > 0 {
 				yield(sliceBatch(bufs, buf))

@@ -48,14 +48,30 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 		q.reduce = func(st *state) func(lo, hi int, acc part[U], combine func(a, b U) U) part[U] {
 			in, keep := fl.in(st), fl.keep
 			return func(lo, hi int, acc part[U], combine func(a, b U) U) part[U] {
-				for _, v := range in(lo, hi) {
+				vs := in(lo, hi)
+				// The piece's first result starts its fold; the
+				// loop after it keeps the fold in a local.
+				for !acc.ok && len(vs) > 0 {
 					if st.stopped() {
-						break
+						return acc
+					}
+					if v := vs[0]; keep(v) {
+						acc = part[U]{f(v), true}
+					}
+					vs = vs[1:]
+				}
+				a := acc.v
+				for _, v := range vs {
+					if st.flags.Load() != 0 { // st.stopped(), written out (see stopped)
+						if st.stoppedOrDone() {
+							break
+						}
 					}
 					if keep(v) {
-						acc = acc.add(f(v), combine)
+						a = combine(a, f(v))
 					}
 				}
+				acc.v = a
 				return acc
 			}
 		}
@@ -65,8 +81,10 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 				vs := in(lo, hi)
 				k := 0
 				for _, v := range vs {
-					if st.stopped() {
-						break
+					if st.flags.Load() != 0 { // st.stopped(), written out (see stopped)
+						if st.stoppedOrDone() {
+							break
+						}
 					}
 					if keep(v) {
 						buf[k] = f(v)
@@ -80,12 +98,23 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 		q.reduce = func(st *state) func(lo, hi int, acc part[U], combine func(a, b U) U) part[U] {
 			in := chunk(st)
 			return func(lo, hi int, acc part[U], combine func(a, b U) U) part[U] {
-				for _, v := range in(lo, hi) {
-					if st.stopped() {
-						break
+				vs := in(lo, hi)
+				if !acc.ok { // the piece's first result starts its fold
+					if len(vs) == 0 || st.stopped() {
+						return acc
 					}
-					acc = acc.add(f(v), combine)
+					acc, vs = part[U]{f(vs[0]), true}, vs[1:]
 				}
+				a := acc.v
+				for _, v := range vs {
+					if st.flags.Load() != 0 { // st.stopped(), written out (see stopped)
+						if st.stoppedOrDone() {
+							break
+						}
+					}
+					a = combine(a, f(v))
+				}
+				acc.v = a
 				return acc
 			}
 		}
@@ -95,8 +124,10 @@ func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] {
 				vs := in(lo, hi)
 				out := buf[:len(vs)]
 				for i, v := range vs {
-					if st.stopped() {
-						return out[:i]
+					if st.flags.Load() != 0 { // st.stopped(), written out (see stopped)
+						if st.stoppedOrDone() {
+							return out[:i]
+						}
 					}
 					out[i] = f(v)
 				}
@@ -164,8 +195,10 @@ func (p Pipe[T]) Filter(keep func(T) bool, opts ...Option) Pipe[T] {
 				out := buf[:len(vs)]
 				k := 0
 				for _, v := range vs {
-					if st.stopped() {
-						break
+					if st.flags.Load() != 0 { // st.stopped(), written out (see stopped)
+						if st.stoppedOrDone() {
+							break
+						}
 					}
 					// Stored before the test, so that the loop
 					// has no branch on keep's answer to mispredict.

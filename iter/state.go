@@ -14,19 +14,21 @@ import (
 // whether it has stopped.
 //
 // Stopping follows par.ForErr: every goroutine of the run looks at
-// stopped before each item, never during one. stopped reads the stop flag,
-// which fail and halt set before they cancel ctx, and polls the Done
-// channel of the parent context (the Context option's), which is closed by
-// the time the parent's cancel returns. So once the run has stopped, by an
-// error, an early exit or the parent being done, no item starts after it.
-// Goroutines that wait (for a batch, a token, a place in a stage) select on
-// ctx.Done(), which all three close.
+// stopped before each item, never during one. stopped reads one word,
+// flags: its stopped bit, which fail and halt set before they cancel ctx,
+// and its poll bit, set for a run whose parent context (the Context
+// option's) can be done; then stopped also polls the parent's Done
+// channel, which is closed by the time the parent's cancel returns. So once
+// the run has stopped, by an error, an early exit or the parent being
+// done, no item starts after it, and a run without a Context pays one load
+// and one test an item. Goroutines that wait (for a batch, a token, a place
+// in a stage) select on ctx.Done(), which all three close.
 type state struct {
 	ctx    context.Context // handed to the stages; cancelled once the run stops
 	cancel context.CancelFunc
 	parent context.Context
 	done   <-chan struct{} // parent.Done(); nil for a parent that is never done
-	stop   atomic.Bool
+	flags  atomic.Uint32   // flagStopped | flagPoll
 
 	mu       sync.Mutex
 	err      error                  // the first error a function returned
@@ -44,20 +46,48 @@ func newState(o *options, n int) *state {
 		parent = context.Background()
 	}
 	st := &state{parent: parent, done: parent.Done()}
+	if st.done != nil {
+		st.flags.Store(flagPoll)
+	}
 	st.ctx, st.cancel = context.WithCancel(parent)
 	st.startTrace(o, n)
 	return st
 }
 
-// stopped reports whether the run has stopped (see state).
+// The bits of state.flags.
+const (
+	flagStopped = 1 << iota // the run has stopped
+	flagPoll                // stopped polls the parent's Done channel
+)
+
+// stopped reports whether the run has stopped (see state). The per-item
+// loops of the chunked stages (stage.go) and of From write its test out as
+// two nested ifs: inlined there, its result became a bool tested again,
+// four more instructions an item, an eighth of a chunked Map's.
 func (st *state) stopped() bool {
-	return st.stop.Load() || (st.done != nil && st.parentDone())
+	if st.flags.Load() != 0 {
+		if st.stoppedOrDone() {
+			return true
+		}
+	}
+	return false
 }
 
-func (st *state) parentDone() bool {
+// stop marks the run stopped.
+func (st *state) stop() { st.flags.Or(flagStopped) }
+
+// stoppedOrDone is stopped's test once a flag is set: the stopped bit, or
+// else the parent's Done channel, polled. It is out of line, so that the
+// inlined test in stopped stays small.
+//
+//go:noinline
+func (st *state) stoppedOrDone() bool {
+	if st.flags.Load()&flagStopped != 0 {
+		return true
+	}
 	select {
 	case <-st.done:
-		st.stop.Store(true) // later checks need not poll
+		st.stop() // later checks need not poll
 		return true
 	default:
 		return false
@@ -101,7 +131,7 @@ func (st *state) fail(err error) {
 		st.err = err
 	}
 	st.mu.Unlock()
-	st.stop.Store(true)
+	st.stop()
 	st.cancel()
 }
 
@@ -111,7 +141,7 @@ func (st *state) halt() {
 	st.mu.Lock()
 	st.settled = true
 	st.mu.Unlock()
-	st.stop.Store(true)
+	st.stop()
 	st.cancel()
 }
 
@@ -137,15 +167,16 @@ func (st *state) finish() error {
 
 // catcher is deferred (catch) around user code that the run calls: a stage,
 // the source, a terminal's function. The code sets returned when it
-// returned normally, and lo and hi to the source positions of the item it
-// runs (-1, -1: the source itself, or a function the terminal calls once).
+// returned normally, and at to the source position of the item it runs
+// (-1: the source itself, or a function the terminal calls once).
 type catcher struct {
 	returned bool
-	lo, hi   int
+	at       int
 }
 
 // catch does nothing if the code returned. Otherwise it stops the run;
-// after a panic it panics again with a *par.PanicError naming [lo, hi)
+// after a panic it panics again with a *par.PanicError naming the item at
+// [at, at+1) (-1, -1 if at is -1)
 // (one from a nested par call or pipeline goes on as it is, with the
 // indices where it happened), and after runtime.Goexit it lets the
 // goroutine go on exiting. It and the stream's driver (engine.go) are the
@@ -160,16 +191,21 @@ func (c *catcher) catch(st *state) {
 		return // runtime.Goexit
 	}
 	if _, ok := r.(*par.PanicError); !ok {
-		r = &par.PanicError{Value: r, Stack: debug.Stack(), Lo: c.lo, Hi: c.hi}
+		pe := &par.PanicError{Value: r, Stack: debug.Stack(), Lo: c.at, Hi: c.at + 1}
+		if c.at < 0 {
+			pe.Hi = -1
+		}
+		r = pe
 	}
 	panic(r)
 }
 
 // guarded runs f, which calls user code on a goroutine of the run (see
 // catcher), so that a panic in it reaches the caller as a *par.PanicError
-// and nothing waits for it after it ends abnormally.
+// and nothing waits for it after it ends abnormally; in a traced run, in a
+// region named role (trace.go).
 func guarded(st *state, role string, f func()) {
-	c := catcher{lo: -1, hi: -1}
+	c := catcher{at: -1}
 	defer c.catch(st)
 	if st.traceCtx != nil {
 		defer trace.StartRegion(st.traceCtx, role).End()
@@ -182,7 +218,7 @@ func guarded(st *state, role string, f func()) {
 // goroutine (a merge, the last combine), whose panic reaches the caller as a
 // *par.PanicError, as one in a stage does.
 func call[R any](st *state, f func() R) R {
-	c := catcher{lo: -1, hi: -1}
+	c := catcher{at: -1}
 	defer c.catch(st)
 	r := f()
 	c.returned = true
@@ -192,11 +228,10 @@ func call[R any](st *state, f func() R) R {
 // runItems runs f(i) for the source indices i in [lo, hi) until the run
 // stops or f returns false; a panic in f names its index.
 func runItems(st *state, f func(i int) bool, lo, hi int) {
-	c := catcher{lo: lo, hi: lo + 1}
+	c := catcher{at: lo} // the loop's index: a panic names it
 	defer c.catch(st)
-	for i := lo; i < hi && !st.stopped(); i++ {
-		c.lo, c.hi = i, i+1
-		if !f(i) {
+	for ; c.at < hi && !st.stopped(); c.at++ {
+		if !f(c.at) {
 			break
 		}
 	}

@@ -189,10 +189,6 @@ func (p Pipe[T]) All() Seq2[T, error] {
 		broke := false
 		p.stream(st, p.o.runners(), terminal[T]{consume: func(j *job[T]) bool {
 			for _, v := range j.out {
-				// Once the run has stopped, the loop gets no more.
-				if st.stopped() {
-					return false
-				}
 				if !yield(v, nil) {
 					broke = true
 					return false
