@@ -23,6 +23,15 @@ import (
 // done, no item starts after it, and a run without a Context pays one load
 // and one test an item. Goroutines that wait (for a batch, a token, a place
 // in a stage) select on ctx.Done(), which all three close.
+//
+// Why the ordering suffices: a check that comes after a cancel in
+// happens-before order sees it, since the parent's cancel closes Done
+// before it returns and a close happens before the receive that observes
+// it; flags is atomic, and fail and halt set the stopped bit before they
+// cancel ctx, so a goroutine woken by ctx.Done() sees the bit. err and
+// settled are guarded by mu, and read for the result only by finish, once
+// every goroutine of the run has returned (par.For's and the WaitGroup's
+// return order it after their writes).
 type state struct {
 	ctx    context.Context // handed to the stages; cancelled once the run stops
 	cancel context.CancelFunc
