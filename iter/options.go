@@ -31,7 +31,6 @@ type Option struct {
 	batch     int
 	blocking  int
 	ctx       context.Context
-	stages    string // "Slice | Map | Filter": the source and stages so far, for traces (trace.go)
 	pool      *par.Pool
 }
 
