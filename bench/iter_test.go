@@ -494,11 +494,10 @@ func grepFile(re *regexp.Regexp, path string) []byte {
 // set (its first 2,000 files under -short), the walk sequential, the files read and searched by an
 // ordered iter pipeline (impl=iter) or by the loop (impl=seq), the output
 // hashed in the walk's order and checked against the loop's, with the
-// stage given Blocking as in examples/pgrep (impl=iter+Limit, a name kept so
-// that earlier results compare) and without
-// (impl=iter, the stage on the pool's worker threads). The page cache is
+// stage given Blocking as in examples/pgrep (impl=iter+Blocking) and
+// without (impl=iter, the stage on the pool's worker threads). The page cache is
 // warm after the first run (one untimed run before each impl). Target at 2
-// workers: iter+Limit at least 1.8× faster than seq.
+// workers: iter+Blocking at least 1.8× faster than seq.
 func BenchmarkIterPgrep(b *testing.B) {
 	dir := os.Getenv("PARLOOP_PGREP_DIR") // another tree, for a machine without Go
 	if dir == "" {
@@ -540,7 +539,7 @@ func BenchmarkIterPgrep(b *testing.B) {
 		}},
 		// The stage reads files: given Blocking, as the package documents for
 		// a stage that does I/O, the pipeline runs on goroutines of its own.
-		{"iter+Limit", func() uint64 {
+		{"iter+Blocking", func() uint64 {
 			h := fnv.New64a()
 			limit := iter.Blocking(2 * runtime.GOMAXPROCS(0))
 			for out, err := range iter.Map(iter.From(files), func(path string) []byte { return grepFile(re, path) }, limit).All() {

@@ -80,9 +80,9 @@ func evalIter(it, it2, st, tenRounds *Set) []GoalRow {
 			sl+"iter", sl+"par.Map+Reduce", "–", false, nil)
 	}
 	const pg = "IterPgrep/impl="
-	paired(it2, "pgrep over GOROOT/src, warm cache: `iter+Limit` (examples/pgrep's pipeline) against `seq`", 2, pg+"iter+Limit", pg+"seq",
+	paired(it2, "pgrep over GOROOT/src, warm cache: `iter+Blocking` (examples/pgrep's pipeline) against `seq`", 2, pg+"iter+Blocking", pg+"seq",
 		"≥ 1.80× faster", true, func(x float64) bool { return x >= 1.8 })
-	paired(it2, "pgrep: `iter` (no Limit: the stage on the pool's worker threads) against `seq`", 2, pg+"iter", pg+"seq",
+	paired(it2, "pgrep: `iter` (no Blocking: the stage on the pool's worker threads) against `seq`", 2, pg+"iter", pg+"seq",
 		"–", true, nil)
 	// The streaming run's peak heap at each length, and the longest
 	// against the shortest.
@@ -173,8 +173,8 @@ func writeIter(b *strings.Builder, it, it2, st, tenRounds *Set, quick bool, warn
 	writeImplTable(b, it2, "IterPgrep/", "seq",
 		"### pgrep\n\nexamples/pgrep's workload: `grep -rn 'func [A-Z]\\w*Seq'` over `$(go env GOROOT)/src` (its first 2,000 files "+
 			"under `-quick`), the walk sequential, the files read and searched in an ordered pipeline, the output hashed in "+
-			"the walk's order and checked against the loop's; the page cache is warm. `iter+Limit` is examples/pgrep's pipeline: the "+
-			"stage, which reads files, given `iter.Limit(2×GOMAXPROCS)`, so that it runs on goroutines of its own; `iter` runs it "+
+			"the walk's order and checked against the loop's; the page cache is warm. `iter+Blocking` is examples/pgrep's pipeline: the "+
+			"stage, which reads files, given `iter.Blocking(2×GOMAXPROCS)`, so that it runs on goroutines of its own; `iter` runs it "+
 			"on the pool's worker threads.\n\n", nil)
 	writeIterStreamTable(b, st)
 }

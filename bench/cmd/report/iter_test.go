@@ -34,7 +34,7 @@ func TestWriteIter(t *testing.T) {
 		}
 		line("IterPgrep/impl=seq", 2, "1000 ns/op")
 		line("IterPgrep/impl=iter", 2, "800 ns/op")
-		line("IterPgrep/impl=iter+Limit", 2, "600 ns/op")
+		line("IterPgrep/impl=iter+Blocking", 2, "600 ns/op")
 		if round == 0 {
 			line("IterStream/n=5000000/impl=iter", 2, "100 ns/op 4.2 peak-MB")
 			line("IterStream/n=50000000/impl=iter", 2, "1000 ns/op 80 peak-MB")
@@ -55,8 +55,8 @@ func TestWriteIter(t *testing.T) {
 		"| ordered Map over an `iter.Seq`, 50 ns body: cost per item of the sequential-source bridge (`iter` less `seq`) | 1 | ≤ 30 ns | 20.0 ns |",
 		"| ordered Map, 50 ns body: `iter` against `seq` | 2 | not slower (≤ 1.03× the time) | 0.80× the time |",
 		"| Filter+Map+Reduce over a slice of 10M: `iter` against `par.ReduceRange` (the stages fused in the leaf) | 2 | ≤ 1.10× the time | 1.33× the time | 1.33× – 1.33× | 3 | **FAIL** |",
-		"| pgrep over GOROOT/src, warm cache: `iter+Limit` (examples/pgrep's pipeline) against `seq` | 2 | ≥ 1.80× faster | 1.67× faster |",
-		"| pgrep: `iter` (no Limit: the stage on the pool's worker threads) against `seq` | 2 | – | 1.25× faster |",
+		"| pgrep over GOROOT/src, warm cache: `iter+Blocking` (examples/pgrep's pipeline) against `seq` | 2 | ≥ 1.80× faster | 1.67× faster |",
+		"| pgrep: `iter` (no Blocking: the stage on the pool's worker threads) against `seq` | 2 | – | 1.25× faster |",
 		"| streaming 5M generated lines (examples/stream): peak live heap | 2 | < 64 MB | 4.2 MB | – | 1 | pass |",
 		"| streaming 50M generated lines (examples/stream): peak live heap | 2 | < 64 MB | 80.0 MB | – | 1 | **FAIL** |",
 		"| streaming: peak heap at 50M lines over the peak at 5M (independent of length) | 2 | ≤ 1.50× | 19.05× |",
