@@ -432,14 +432,16 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 		})
 	case 6:
 		run("Fold", func() error {
+			var added atomic.Int64 // what the bodies added, to tell a lost update from a late one
 			got := par.Fold(n, func() int { return 0 }, func(acc *int, lo, hi int) {
 				for i := lo; i < hi; i++ {
 					body(i)
 					*acc += i
+					added.Add(int64(i))
 				}
 			}, func(a, b int) int { return a + b }, opts...)
 			if want := n * (n - 1) / 2; got != want {
-				sk.fail("Fold over %d: got %d, want %d", n, got, want)
+				sk.fail("Fold over %d (depth %d, %d options): got %d, want %d; the bodies had added %d when it returned", n, depth, len(opts), got, want, added.Load())
 			}
 			return nil
 		})
