@@ -15,10 +15,7 @@ import (
 func TestMaxMin(t *testing.T) {
 	for _, opts := range [][]par.Option{nil, pools(t)[2]} {
 		for _, n := range lengths(t)[1:] {
-			for _, shape := range shapes {
-				if skipBig(n, shape) {
-					continue
-				}
+			for _, shape := range shapesAt(n) {
 				x := ints(shape, n, 7)
 				if got, want := pslices.Max(x, opts...), slices.Max(x); got != want {
 					t.Fatalf("Max(%s, n=%d) = %d, want %d", shape, n, got, want)
