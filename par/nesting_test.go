@@ -61,10 +61,7 @@ func goroutineBound(baseline, workers int) int64 { return int64(baseline + worke
 // its stolen half is done (unsorted output, data races on the halves), and a
 // goroutine per fork.
 func TestQuicksortNested(t *testing.T) {
-	n := 200_000
-	if testing.Short() {
-		n = 20_000
-	}
+	n := sized(20_000, 200_000)
 	rng := rand.New(rand.NewPCG(3, 4))
 	orig := make([]int, n)
 	for i := range orig {
@@ -111,7 +108,7 @@ func fib(n int, gauge *maxGauge) int {
 // Not parallel: it counts every goroutine in the process.
 func TestFibJoinGoroutineBound(t *testing.T) {
 	n, want := 20, 6765
-	if testing.Short() {
+	if !*long {
 		n, want = 16, 987
 	}
 	cases := defaultAndFour(t)
@@ -180,10 +177,7 @@ func TestForInForInMap(t *testing.T) {
 // frames), or a deadlock once every worker is inside a nested call.
 func TestDeepNestingChain(t *testing.T) {
 	t.Parallel()
-	depth := 3000
-	if testing.Short() {
-		depth = 500
-	}
+	depth := sized(500, 3000)
 	var reached atomic.Int32
 	var chain func(d int)
 	chain = func(d int) {

@@ -269,10 +269,7 @@ func TestRuntimeErrorInBody(t *testing.T) {
 // concurrency, or a pool wedged by many simultaneous panics.
 func TestConcurrentPanics(t *testing.T) {
 	t.Parallel()
-	callers := 200
-	if testing.Short() {
-		callers = 50
-	}
+	callers := sized(50, 200)
 	for _, pc := range defaultAndFour(t) {
 		var wg sync.WaitGroup
 		errs := make(chan string, callers)

@@ -292,10 +292,7 @@ func TestWorkersTakePart(t *testing.T) {
 // pieces completing another's join).
 func TestThousandConcurrentCallers(t *testing.T) {
 	t.Parallel()
-	callers := 1000
-	if testing.Short() {
-		callers = 200
-	}
+	callers := sized(200, 1000)
 	for _, pc := range defaultAndFour(t) {
 		var wg sync.WaitGroup
 		for c := range callers {
@@ -330,19 +327,17 @@ func TestThousandConcurrentCallers(t *testing.T) {
 // resetStats resets p's counters and waits until a snapshot shows them at
 // zero: a worker may still be booking its last piece just after a call has
 // returned, so a single reset may miss it; a reset that does nothing never
-// gets there.
+// gets there. The bound is a liveness bound, not a timing assertion.
 func resetStats(t *testing.T, p *par.Pool) {
 	t.Helper()
 	var s par.Stats
-	for try := 0; try < 200; try++ {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		p.ResetStats()
-		s = p.Stats()
-		if statsZero(s) {
+		if s = p.Stats(); statsZero(s) {
 			return
 		}
-		time.Sleep(time.Millisecond)
 	}
-	t.Fatalf("ResetStats on an idle pool never zeroed the counters: %+v", s)
+	t.Fatalf("ResetStats on an idle pool did not zero the counters in 10 s: %+v", s)
 }
 
 // statsZero reports whether the counters that only move while work runs are
@@ -357,9 +352,12 @@ func statsZero(s par.Stats) bool {
 }
 
 // Catches: counters that are not counted (no pieces after a loop), derived
-// figures computed wrongly (imbalance below 1, utilization above 1 from
-// counting the callers' time against the workers' capacity, NaN on division
-// by zero), negative counters, and a ResetStats that does not reset.
+// figures computed wrongly (imbalance below 1, NaN on division by zero),
+// negative counters, and a ResetStats that does not reset. Busy time is
+// counted in cycle-counter ticks and Wall in nanoseconds, so how busy time
+// and utilization compare with the wall clock is measured by
+// BenchmarkStatsBusyOverWall, not asserted here;
+// TestStatsDerivedMatchXExpStats checks the utilization's formula.
 func TestStats(t *testing.T) {
 	t.Parallel()
 	for _, w := range []int{2, 3} {
@@ -386,9 +384,6 @@ func TestStats(t *testing.T) {
 				}
 				if i < len(s.Workers) {
 					busy += ws.Busy
-					if ws.Busy > s.Wall+s.Wall/20+time.Millisecond {
-						t.Errorf("%s: worker %d busy %v, longer than the %v since the reset", what, i, ws.Busy, s.Wall)
-					}
 				}
 				steals += ws.Steals
 				pieces += ws.Pieces
@@ -400,9 +395,6 @@ func TestStats(t *testing.T) {
 			}
 			if busy > 0 && s.Imbalance < 1-1e-9 {
 				t.Errorf("%s: Imbalance = %v; max/mean busy time is at least 1", what, s.Imbalance)
-			}
-			if s.Utilization < 0 || s.Utilization > 1.05 {
-				t.Errorf("%s: Utilization = %v; want within [0, 1.05]", what, s.Utilization)
 			}
 			if s.StealRate > 1 || steals > pieces {
 				t.Errorf("%s: %d steals for %d pieces (StealRate %v); a stolen task is a piece run", what, steals, pieces, s.StealRate)
