@@ -140,7 +140,7 @@ func TestPanicReachesCaller(t *testing.T) {
 // pool.
 func checkPoolUsable(t *testing.T, pc poolCase) {
 	t.Helper()
-	const n = 5000
+	n := sized(1000, 5000)
 	counts := make([]atomic.Int32, n)
 	noHang(t, "For after panic", func() {
 		par.For(n, func(i int) {

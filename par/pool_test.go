@@ -46,7 +46,7 @@ func TestWorkersCount(t *testing.T) {
 // and reports what went wrong.
 func smallWorkload(t *testing.T, what string, pc poolCase) {
 	t.Helper()
-	const n = 20_000
+	n := sized(5000, 20_000)
 	counts := make([]atomic.Int32, n)
 	var got span
 	a := make([]int, 5000)
@@ -103,7 +103,7 @@ func TestPoolOptions(t *testing.T) {
 	}
 	for _, c := range cfgs {
 		p := newPool(t, c.opts...)
-		for r := 0; r < 3; r++ { // again after the workers have parked
+		for r := 0; r < sized(2, 3); r++ { // again after the workers have parked
 			smallWorkload(t, c.name, poolCase{name: c.name, opts: []par.Option{par.On(p)}, pool: p})
 		}
 	}
