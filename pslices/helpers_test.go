@@ -139,3 +139,14 @@ func pools(t testing.TB) [][]par.Option {
 	}
 	return ps
 }
+
+// twoPools returns the pools the comparisons with package slices run on:
+// a private pool of 3 workers (more than the CPUs of a small machine, so
+// that pieces move between workers) and, under -long, the default pool too,
+// which FuzzSorts and TestSortParallelPartition use in every run.
+func twoPools(t testing.TB) [][]par.Option {
+	if *long {
+		return [][]par.Option{nil, pools(t)[2]}
+	}
+	return pools(t)[2:3]
+}

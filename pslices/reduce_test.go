@@ -13,7 +13,7 @@ import (
 )
 
 func TestMaxMin(t *testing.T) {
-	for _, opts := range [][]par.Option{nil, pools(t)[2]} {
+	for _, opts := range twoPools(t) {
 		for _, n := range lengths(t)[1:] {
 			for _, shape := range shapesAt(n) {
 				x := ints(shape, n, 7)
