@@ -51,11 +51,15 @@ type poolCase struct {
 	pool *par.Pool    // nil for the default pool
 }
 
-// poolCases returns the default pool and pools of 1 to 4 workers.
+// poolCases returns the default pool and pools of 1 to 4 workers; without
+// -long, of 1 and 3 (a pool of one worker, and one of an odd size).
 func poolCases(t testing.TB) []poolCase {
 	t.Helper()
 	cs := []poolCase{{name: "default"}}
 	for w := 1; w <= 4; w++ {
+		if !*long && w%2 == 0 {
+			continue
+		}
 		p := newPool(t, par.Workers(w))
 		cs = append(cs, poolCase{name: "workers=" + strconv.Itoa(w), opts: []par.Option{par.On(p)}, pool: p})
 	}
