@@ -43,6 +43,20 @@ func (r *rendezvous) arrive() bool {
 	return true
 }
 
+// await waits until flag is set, for at most rendezvousBound, and reports
+// whether it was: a body that waits for another body to run, which only
+// a scheduler that lets other goroutines take the call's work can end.
+func await(flag *atomic.Bool) bool {
+	deadline := time.Now().Add(rendezvousBound)
+	for !flag.Load() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return true
+}
+
 // Catches: a loop over n <= 4P expensive items that runs its first item
 // before offering the rest (For(2, f) with 200 ms bodies took 400 ms: both
 // on the caller), for every range verb. The bodies meet at a rendezvous,
@@ -105,15 +119,8 @@ func TestNestedCallOffersRestBeforeFirstItem(t *testing.T) {
 					upperStarted.Store(true)
 					return
 				}
-				if i == 0 {
-					deadline := time.Now().Add(rendezvousBound)
-					for !upperStarted.Load() {
-						if time.Now().After(deadline) {
-							timedOut = true
-							return
-						}
-						time.Sleep(50 * time.Microsecond)
-					}
+				if i == 0 && !await(&upperStarted) {
+					timedOut = true
 				}
 			}, par.On(p))
 		}, par.On(p))

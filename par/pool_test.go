@@ -129,18 +129,19 @@ func TestGOMAXPROCSChange(t *testing.T) {
 		} {
 			smallWorkload(t, fmt.Sprintf("GOMAXPROCS=%d %s", procs, pc.name), pc)
 		}
-		// The pool may notice the change lazily, at a later call big enough
-		// to wake workers.
-		for try := 0; try < 30 && (following.Workers() != procs || par.Default().Workers() != procs); try++ {
+		// The pool notices the change lazily, at a slow path (a split, a
+		// wake-up) at least 10 ms after it last looked: big loops make
+		// such paths until both pools follow, within a liveness bound.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && (following.Workers() != procs || par.Default().Workers() != procs); {
 			par.For(200, func(int) { spin(20000) }, par.On(following), par.Grain(1))
 			par.For(200, func(int) { spin(20000) }, par.Grain(1))
 			time.Sleep(time.Millisecond)
 		}
 		if got := following.Workers(); got != procs {
-			t.Errorf("GOMAXPROCS=%d: NewPool().Workers() = %d after 30 big loops; want %d", procs, got, procs)
+			t.Errorf("GOMAXPROCS=%d: NewPool().Workers() = %d after 10 s of big loops; want %d", procs, got, procs)
 		}
 		if got := par.Default().Workers(); got != procs {
-			t.Errorf("GOMAXPROCS=%d: Default().Workers() = %d after 30 big loops; want %d", procs, got, procs)
+			t.Errorf("GOMAXPROCS=%d: Default().Workers() = %d after 10 s of big loops; want %d", procs, got, procs)
 		}
 		if got := fixed.Workers(); got != 3 {
 			t.Errorf("GOMAXPROCS=%d: NewPool(Workers(3)).Workers() = %d; want 3", procs, got)
@@ -256,34 +257,40 @@ func TestClosedPoolRunsOnCaller(t *testing.T) {
 // Catches: a pool whose workers never take part (everything runs on the
 // caller), and one that makes a goroutine per piece: the bodies of one call
 // run on at most Workers()+1 goroutines (the workers and the caller).
-// Not parallel: it needs the CPUs to itself to expect the workers to join in.
 func TestWorkersTakePart(t *testing.T) {
 	atLeastTwoPs(t)
 	p := newPool(t, par.Workers(2))
 	if w := p.Workers(); w != 2 {
 		t.Fatalf("NewPool(Workers(2)).Workers() = %d", w)
 	}
-	for round := 0; ; round++ {
-		var mu sync.Mutex
-		ids := map[int64]bool{}
-		noHang(t, "For", func() {
-			par.For(400, func(int) {
-				spin(20000)
-				id := goid()
-				mu.Lock()
-				ids[id] = true
-				mu.Unlock()
-			}, par.On(p), par.Grain(1))
-		})
-		if len(ids) > p.Workers()+1 {
-			t.Fatalf("one loop's bodies ran on %d goroutines; a pool of %d workers plus the caller has %d", len(ids), p.Workers(), p.Workers()+1)
-		}
-		if len(ids) >= 2 {
-			return
-		}
-		if round == 50 {
-			t.Fatalf("in 50 loops of 400 bodies of about 20µs, no worker of a 2-worker pool ran a body")
-		}
+	var mu sync.Mutex
+	ids := map[int64]bool{}
+	var elsewhere atomic.Bool
+	callerBodies, timedOut := 0, false
+	noHang(t, "For", func() {
+		caller := goid()
+		par.For(400, func(int) {
+			spin(20000)
+			id := goid()
+			mu.Lock()
+			ids[id] = true
+			mu.Unlock()
+			if id != caller {
+				elsewhere.Store(true)
+				return
+			}
+			// The caller's first grain has ended, and with it its chance to
+			// split the rest: its second body waits for a worker to run one.
+			if callerBodies++; callerBodies == 2 && !await(&elsewhere) {
+				timedOut = true
+			}
+		}, par.On(p), par.Grain(1))
+	})
+	if timedOut {
+		t.Errorf("no worker ran a body while the caller waited %v in its second one", rendezvousBound)
+	}
+	if len(ids) > p.Workers()+1 {
+		t.Errorf("one loop's bodies ran on %d goroutines; a pool of %d workers plus the caller has %d", len(ids), p.Workers(), p.Workers()+1)
 	}
 }
 
