@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -132,6 +133,41 @@ func waitParked(t testing.TB, p *par.Pool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// goroutines records the goroutines that run a call's bodies, telling the
+// call's owner, set before the call, from the others.
+type goroutines struct {
+	owner     int64 // goid of the owner
+	mu        sync.Mutex
+	ids       map[int64]bool
+	elsewhere atomic.Bool // a body ran on a goroutine other than the owner
+	ownerRan  int         // bodies run by the owner; only the owner touches it
+}
+
+// record notes the calling goroutine. It returns the number of bodies the
+// owner has run, this one included, or 0 on another goroutine.
+func (g *goroutines) record() int {
+	id := goid()
+	g.mu.Lock()
+	if g.ids == nil {
+		g.ids = map[int64]bool{}
+	}
+	g.ids[id] = true
+	g.mu.Unlock()
+	if id != g.owner {
+		g.elsewhere.Store(true)
+		return 0
+	}
+	g.ownerRan++
+	return g.ownerRan
+}
+
+// count returns how many goroutines ran a body.
+func (g *goroutines) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.ids)
 }
 
 // goid returns the id of the calling goroutine, parsed from its stack header

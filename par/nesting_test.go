@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -240,26 +239,23 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 	if w := p.Workers(); w != 2 {
 		t.Fatalf("NewPool(Workers(2)).Workers() = %d", w)
 	}
-	var fromWorkers atomic.Int64
-	var onWorker atomic.Bool
 	resetStats(t, par.Default())
 	resetStats(t, p)
-	callerBodies, timedOut := 0, false
+	var g goroutines
+	timedOut := false
 	noHang(t, "nested calls", func() {
-		caller := goid()
+		g.owner = goid()
 		par.For(200, func(i int) {
 			spin(20000)
-			if goid() == caller {
+			if n := g.record(); n > 0 {
 				// The caller's own goroutine is no worker of p. Its second
 				// body, after its first grain could split the rest, waits
 				// for a worker to run one.
-				if callerBodies++; callerBodies == 2 && !await(&onWorker) {
+				if n == 2 && !await(&g.elsewhere) {
 					timedOut = true
 				}
 				return
 			}
-			fromWorkers.Add(1)
-			onWorker.Store(true)
 			par.For(10, func(int) { spin(100) })
 			par.Join(func() { spin(100) }, func() { spin(100) })
 			par.Invoke([]func(){func() { spin(100) }})
@@ -267,7 +263,7 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 			_ = par.ForErr(context.Background(), 3, func(context.Context, int) error { return nil })
 		}, par.On(p), par.Grain(1))
 	})
-	if timedOut || fromWorkers.Load() == 0 {
+	if timedOut || !g.elsewhere.Load() {
 		t.Fatalf("no body ran on a worker of a 2-worker pool while the caller waited %v in its second one", rendezvousBound)
 	}
 	if d := par.Default().Stats().Total().Pieces; d != 0 {
@@ -352,27 +348,17 @@ func TestPlainNestedCallsHandOverTheRest(t *testing.T) {
 		}},
 	}
 	for _, v := range verbs {
-		var item1, elsewhere atomic.Bool
-		var mu sync.Mutex
-		ran := map[int64]bool{}
-		var owner int64 // the goroutine running outer item 0, and so the nested call
-		ownerBodies, timedOut := 0, ""
+		var item1 atomic.Bool
+		var g goroutines // the owner: the goroutine running outer item 0, and so the nested call
+		timedOut := ""
 		record := func() {
-			id := goid()
-			mu.Lock()
-			ran[id] = true
-			mu.Unlock()
-			if id != owner {
-				elsewhere.Store(true)
-				return
-			}
-			switch ownerBodies++; ownerBodies {
+			switch g.record() {
 			case 1: // the call began plainly, item 1 offered: a thief takes it meanwhile
 				if !await(&item1) {
 					timedOut = "item 1 of the outer call did not start while the nested call's first body waited"
 				}
 			case 2: // the call has looked since: it must have handed over the rest
-				if !await(&elsewhere) {
+				if !await(&g.elsewhere) {
 					timedOut = "no other goroutine ran a body of the nested call while its owner waited in its second body"
 				}
 			}
@@ -383,7 +369,7 @@ func TestPlainNestedCallsHandOverTheRest(t *testing.T) {
 				item1.Store(true)
 				return
 			}
-			owner = goid()
+			g.owner = goid()
 			got = v.run(record)
 		}, par.On(p))
 		if got != want {
@@ -392,7 +378,7 @@ func TestPlainNestedCallsHandOverTheRest(t *testing.T) {
 		if timedOut != "" {
 			t.Errorf("%s: %s (%v)", v.name, timedOut, rendezvousBound)
 		}
-		if len(ran) < 2 {
+		if g.count() < 2 {
 			t.Errorf("%s: the nested call ran on one goroutine", v.name)
 		}
 	}

@@ -263,25 +263,15 @@ func TestWorkersTakePart(t *testing.T) {
 	if w := p.Workers(); w != 2 {
 		t.Fatalf("NewPool(Workers(2)).Workers() = %d", w)
 	}
-	var mu sync.Mutex
-	ids := map[int64]bool{}
-	var elsewhere atomic.Bool
-	callerBodies, timedOut := 0, false
+	var g goroutines
+	timedOut := false
 	noHang(t, "For", func() {
-		caller := goid()
+		g.owner = goid()
 		par.For(400, func(int) {
 			spin(20000)
-			id := goid()
-			mu.Lock()
-			ids[id] = true
-			mu.Unlock()
-			if id != caller {
-				elsewhere.Store(true)
-				return
-			}
 			// The caller's first grain has ended, and with it its chance to
 			// split the rest: its second body waits for a worker to run one.
-			if callerBodies++; callerBodies == 2 && !await(&elsewhere) {
+			if g.record() == 2 && !await(&g.elsewhere) {
 				timedOut = true
 			}
 		}, par.On(p), par.Grain(1))
@@ -289,8 +279,8 @@ func TestWorkersTakePart(t *testing.T) {
 	if timedOut {
 		t.Errorf("no worker ran a body while the caller waited %v in its second one", rendezvousBound)
 	}
-	if len(ids) > p.Workers()+1 {
-		t.Errorf("one loop's bodies ran on %d goroutines; a pool of %d workers plus the caller has %d", len(ids), p.Workers(), p.Workers()+1)
+	if n := g.count(); n > p.Workers()+1 {
+		t.Errorf("one loop's bodies ran on %d goroutines; a pool of %d workers plus the caller has %d", n, p.Workers(), p.Workers()+1)
 	}
 }
 
