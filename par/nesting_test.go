@@ -285,8 +285,7 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 // result. The nested call's first body waits until item 1 has been taken,
 // and its owner's second body (after the call has looked) until another
 // goroutine has run a body: with the hand-over that happens at once, and
-// without it never (before the hand-over, ForRange and ReduceRange spread
-// in no round of five).
+// without it never.
 func TestPlainNestedCallsHandOverTheRest(t *testing.T) {
 	p := newPool(t, par.Workers(4))
 	const n = 512
