@@ -74,8 +74,10 @@ func TestCutMakesEqualParts(t *testing.T) {
 func TestOneSplitFeedsEverySleepingWorker(t *testing.T) {
 	const workers, n = 4, 41
 	// No kick: with one, a worker woken during the owner's first item
-	// cuts the rest in two before the owner's split (offer.go).
-	p := NewPool(Workers(workers+1), withExperiment(func(e *experiment) { e.noKick = true })) // workers threads and the caller
+	// cuts the rest in two before the owner's split (offer.go). No cuts:
+	// a woken worker could cut a part that another has started, and run
+	// that first.
+	p := NewPool(Workers(workers+1), withExperiment(func(e *experiment) { e.noKick, e.noCut = true, true })) // workers threads and the caller
 	defer p.Close()
 	For(workers, func(int) { time.Sleep(time.Millisecond) }, On(p)) // start the workers
 	// Wait until every worker sleeps.
