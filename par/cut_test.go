@@ -187,10 +187,7 @@ func reduceInOrder(n int, p *par.Pool, work func(int), nested func()) error {
 // pieces: each index taken exactly once), and ReduceRange's concatenation
 // must come out in index order.
 func TestCutsPartitionTheRange(t *testing.T) {
-	rounds := 60
-	if testing.Short() {
-		rounds = 15
-	}
+	rounds := sized(15, 60)
 	for _, workers := range []int{2, 4, 8} {
 		p := newPool(t, par.Workers(workers), par.SpinForTest())
 		r := rand.New(rand.NewPCG(uint64(workers), 7))

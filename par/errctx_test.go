@@ -37,12 +37,7 @@ func waitDone(ctx context.Context) bool {
 func stopBound(n int) int64 { return int64(n / 16) }
 
 // stopN is the loop length used to check stopBound.
-func stopN() int {
-	if testing.Short() {
-		return 1 << 16
-	}
-	return 1 << 20
-}
+func stopN() int { return sized(1<<16, 1<<20) }
 
 // Catches: ForErr skipping or repeating an index, returning an error when no
 // body failed, cancelling the bodies' context without cause, or handing

@@ -1,7 +1,9 @@
 package par
 
 import (
+	"bytes"
 	"io/fs"
+	"runtime"
 
 	"github.com/parloop/parloop/par/internal/platform"
 )
@@ -101,6 +103,32 @@ func WorkerPool() *Pool {
 // HoldsGuestSeat reports whether the calling goroutine holds a guest seat
 // (a call from outside the pool that took the framed path).
 func HoldsGuestSeat() bool { return lookupGuest(platform.GoroutineKey()) != nil }
+
+// BlockedWorkersForTest returns the number of worker goroutines in the
+// process, of every pool, and how many of them are blocked on a channel
+// (a parked worker waits for its token), from the goroutine dump.
+func BlockedWorkersForTest() (workers, blocked int) {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		if !bytes.Contains(g, []byte("par.(*Pool).workerMain(")) {
+			continue
+		}
+		workers++
+		header, _, _ := bytes.Cut(g, []byte("\n"))
+		if bytes.Contains(header, []byte("[chan receive")) || bytes.Contains(header, []byte("[select")) {
+			blocked++
+		}
+	}
+	return workers, blocked
+}
 
 // ParkedWorkersForTest returns the number of p's workers listed as
 // sleepers (sleep.go).

@@ -3,15 +3,32 @@ package par_test
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/parloop/parloop/par"
 )
+
+// long selects the long runs: loops of 2^18 items (2^20 without the race
+// detector), more rounds, callers, depth and seeds. Without it every test
+// makes the same checks on smaller inputs, so that the package's tests take
+// seconds under the race detector; CI runs both. The internal tests read it
+// with longRun.
+var long = flag.Bool("long", false, "run the long loops, rounds and stress runs")
+
+// sized returns n, or nLong under -long.
+func sized(n, nLong int) int {
+	if *long {
+		return nLong
+	}
+	return n
+}
 
 // hangLimit bounds how long one verb call in a test may take before the test
 // declares a deadlock or a lost wake-up. It is a liveness bound, far above
@@ -35,11 +52,15 @@ type poolCase struct {
 	pool *par.Pool    // nil for the default pool
 }
 
-// poolCases returns the default pool and pools of 1 to 4 workers.
+// poolCases returns the default pool and pools of 1 to 4 workers; without
+// -long, of 1 and 3 (a pool of one worker, and one of an odd size).
 func poolCases(t testing.TB) []poolCase {
 	t.Helper()
 	cs := []poolCase{{name: "default"}}
 	for w := 1; w <= 4; w++ {
+		if !*long && w%2 == 0 {
+			continue
+		}
 		p := newPool(t, par.Workers(w))
 		cs = append(cs, poolCase{name: "workers=" + strconv.Itoa(w), opts: []par.Option{par.On(p)}, pool: p})
 	}
@@ -76,12 +97,12 @@ func (c poolCase) join(f, g func()) {
 	par.Join(f, g, par.On(c.pool))
 }
 
-// bigN is the large loop length: 1<<20; 1<<18 under -race, where an
-// iteration costs tens of times more and races show at any size; 1<<14
-// under -short.
+// bigN is the large loop length: 1<<14, enough for many splits and steals
+// on every pool; under -long 1<<20, or 1<<18 under -race, where an
+// iteration costs tens of times more and races show at any size.
 func bigN() int {
 	switch {
-	case testing.Short():
+	case !*long:
 		return 1 << 14
 	case raceEnabled:
 		return 1 << 18
@@ -91,6 +112,63 @@ func bigN() int {
 
 // sizes are the loop lengths every verb is checked on.
 func sizes() []int { return []int{0, 1, 2, 3, 7, 1000, bigN()} }
+
+// waitParked waits until every worker goroutine in the process is blocked
+// on its token and p's workers are all listed as sleepers: from then on,
+// until a call wakes one, no worker runs. Parking takes about 100 µs of
+// spinning; the bound is for a descheduled worker on a loaded machine, a
+// liveness bound, not a timing assertion.
+func waitParked(t testing.TB, p *par.Pool) {
+	t.Helper()
+	n := len(p.Stats().Workers)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		all, blocked := par.BlockedWorkersForTest()
+		parked := par.ParkedWorkersForTest(p)
+		if all >= n && blocked == all && parked == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s with no work, %d of %d workers in the process blocked, %d of the pool's %d listed as sleepers", blocked, all, parked, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// goroutines records the goroutines that run a call's bodies, telling the
+// call's owner, set before the call, from the others.
+type goroutines struct {
+	owner     int64 // goid of the owner
+	mu        sync.Mutex
+	ids       map[int64]bool
+	elsewhere atomic.Bool // a body ran on a goroutine other than the owner
+	ownerRan  int         // bodies run by the owner; only the owner touches it
+}
+
+// record notes the calling goroutine. It returns the number of bodies the
+// owner has run, this one included, or 0 on another goroutine.
+func (g *goroutines) record() int {
+	id := goid()
+	g.mu.Lock()
+	if g.ids == nil {
+		g.ids = map[int64]bool{}
+	}
+	g.ids[id] = true
+	g.mu.Unlock()
+	if id != g.owner {
+		g.elsewhere.Store(true)
+		return 0
+	}
+	g.ownerRan++
+	return g.ownerRan
+}
+
+// count returns how many goroutines ran a body.
+func (g *goroutines) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.ids)
+}
 
 // goid returns the id of the calling goroutine, parsed from its stack header
 // ("goroutine 18 [running]:"). Slow (about a microsecond); tests only.

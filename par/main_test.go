@@ -1,6 +1,7 @@
 package par
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -13,6 +14,13 @@ import (
 // starts on first use and never at import. It is exported (in test builds
 // only) so that the black-box tests in package par_test can report it.
 var ImportTimeGoroutines error
+
+// longRun reports whether the long runs were asked for: the -long flag,
+// which the black-box tests of package par_test define (helpers_test.go).
+func longRun() bool {
+	f := flag.Lookup("long")
+	return f != nil && f.Value.String() == "true"
+}
 
 // TestMain checks the two goroutine rules of the package around the whole
 // suite: nothing runs before the first call, and nothing is left once every

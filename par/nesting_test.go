@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -61,10 +60,7 @@ func goroutineBound(baseline, workers int) int64 { return int64(baseline + worke
 // its stolen half is done (unsorted output, data races on the halves), and a
 // goroutine per fork.
 func TestQuicksortNested(t *testing.T) {
-	n := 200_000
-	if testing.Short() {
-		n = 20_000
-	}
+	n := sized(20_000, 200_000)
 	rng := rand.New(rand.NewPCG(3, 4))
 	orig := make([]int, n)
 	for i := range orig {
@@ -111,7 +107,7 @@ func fib(n int, gauge *maxGauge) int {
 // Not parallel: it counts every goroutine in the process.
 func TestFibJoinGoroutineBound(t *testing.T) {
 	n, want := 20, 6765
-	if testing.Short() {
+	if !*long {
 		n, want = 16, 987
 	}
 	cases := defaultAndFour(t)
@@ -180,10 +176,7 @@ func TestForInForInMap(t *testing.T) {
 // frames), or a deadlock once every worker is inside a nested call.
 func TestDeepNestingChain(t *testing.T) {
 	t.Parallel()
-	depth := 3000
-	if testing.Short() {
-		depth = 500
-	}
+	depth := sized(500, 3000)
 	var reached atomic.Int32
 	var chain func(d int)
 	chain = func(d int) {
@@ -246,28 +239,32 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 	if w := p.Workers(); w != 2 {
 		t.Fatalf("NewPool(Workers(2)).Workers() = %d", w)
 	}
-	var fromWorkers atomic.Int64
-	for round := 0; round < 50 && fromWorkers.Load() == 0; round++ {
-		resetStats(t, par.Default())
-		resetStats(t, p)
-		noHang(t, "nested calls", func() {
-			caller := goid()
-			par.For(200, func(i int) {
-				spin(20000)
-				if goid() == caller {
-					return // the caller's own goroutine is no worker of p
+	resetStats(t, par.Default())
+	resetStats(t, p)
+	var g goroutines
+	timedOut := false
+	noHang(t, "nested calls", func() {
+		g.owner = goid()
+		par.For(200, func(i int) {
+			spin(20000)
+			if n := g.record(); n > 0 {
+				// The caller's own goroutine is no worker of p. Its second
+				// body, after its first grain could split the rest, waits
+				// for a worker to run one.
+				if n == 2 && !await(&g.elsewhere) {
+					timedOut = true
 				}
-				fromWorkers.Add(1)
-				par.For(10, func(int) { spin(100) })
-				par.Join(func() { spin(100) }, func() { spin(100) })
-				par.Invoke([]func(){func() { spin(100) }})
-				par.Reduce([]int{1, 2, 3}, 0, func(a, b int) int { return a + b })
-				_ = par.ForErr(context.Background(), 3, func(context.Context, int) error { return nil })
-			}, par.On(p), par.Grain(1))
-		})
-	}
-	if fromWorkers.Load() == 0 {
-		t.Fatalf("in 50 loops of 200 bodies on a 2-worker pool, no body ran on a worker")
+				return
+			}
+			par.For(10, func(int) { spin(100) })
+			par.Join(func() { spin(100) }, func() { spin(100) })
+			par.Invoke([]func(){func() { spin(100) }})
+			par.Reduce([]int{1, 2, 3}, 0, func(a, b int) int { return a + b })
+			_ = par.ForErr(context.Background(), 3, func(context.Context, int) error { return nil })
+		}, par.On(p), par.Grain(1))
+	})
+	if timedOut || !g.elsewhere.Load() {
+		t.Fatalf("no body ran on a worker of a 2-worker pool while the caller waited %v in its second one", rendezvousBound)
 	}
 	if d := par.Default().Stats().Total().Pieces; d != 0 {
 		t.Errorf("default pool ran %d pieces of calls nested in bodies on another pool; want 0", d)
@@ -284,10 +281,11 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 // once item 1 is stolen the nested call must hand over the rest, or two
 // workers sit idle until it ends. For, Map and ForErr look before every
 // iteration, ForRange and ReduceRange between chunks of 1, 2, 4, ...
-// indices; each must spread over more than one goroutine (in at least one
-// of five rounds: on a loaded machine a woken worker may not get a CPU
-// before the call ends; before the hand-over, ForRange and ReduceRange
-// spread in none), with exact results in every round.
+// indices; each must spread over more than one goroutine, with an exact
+// result. The nested call's first body waits until item 1 has been taken,
+// and its owner's second body (after the call has looked) until another
+// goroutine has run a body: with the hand-over that happens at once, and
+// without it never.
 func TestPlainNestedCallsHandOverTheRest(t *testing.T) {
 	p := newPool(t, par.Workers(4))
 	const n = 512
@@ -349,29 +347,38 @@ func TestPlainNestedCallsHandOverTheRest(t *testing.T) {
 		}},
 	}
 	for _, v := range verbs {
-		spread := false
-		for round := range 5 {
-			var mu sync.Mutex
-			ran := map[int64]bool{}
-			record := func() {
-				id := goid()
-				mu.Lock()
-				ran[id] = true
-				mu.Unlock()
-			}
-			var got int64
-			par.For(2, func(j int) {
-				if j == 0 {
-					got = v.run(record)
+		var item1 atomic.Bool
+		var g goroutines // the owner: the goroutine running outer item 0, and so the nested call
+		timedOut := ""
+		record := func() {
+			switch g.record() {
+			case 1: // the call began plainly, item 1 offered: a thief takes it meanwhile
+				if !await(&item1) {
+					timedOut = "item 1 of the outer call did not start while the nested call's first body waited"
 				}
-			}, par.On(p))
-			if got != want {
-				t.Errorf("%s, round %d: sum %d, want %d", v.name, round, got, want)
+			case 2: // the call has looked since: it must have handed over the rest
+				if !await(&g.elsewhere) {
+					timedOut = "no other goroutine ran a body of the nested call while its owner waited in its second body"
+				}
 			}
-			spread = spread || len(ran) > 1
 		}
-		if !spread && runtime.GOMAXPROCS(0) > 1 { // at one P the workers cannot run meanwhile
-			t.Errorf("%s: the nested call ran on one goroutine in all 5 rounds", v.name)
+		var got int64
+		par.For(2, func(j int) {
+			if j == 1 {
+				item1.Store(true)
+				return
+			}
+			g.owner = goid()
+			got = v.run(record)
+		}, par.On(p))
+		if got != want {
+			t.Errorf("%s: sum %d, want %d", v.name, got, want)
+		}
+		if timedOut != "" {
+			t.Errorf("%s: %s (%v)", v.name, timedOut, rendezvousBound)
+		}
+		if g.count() < 2 {
+			t.Errorf("%s: the nested call ran on one goroutine", v.name)
 		}
 	}
 }

@@ -140,7 +140,7 @@ func TestPanicReachesCaller(t *testing.T) {
 // pool.
 func checkPoolUsable(t *testing.T, pc poolCase) {
 	t.Helper()
-	const n = 5000
+	n := sized(1000, 5000)
 	counts := make([]atomic.Int32, n)
 	noHang(t, "For after panic", func() {
 		par.For(n, func(i int) {
@@ -269,10 +269,7 @@ func TestRuntimeErrorInBody(t *testing.T) {
 // concurrency, or a pool wedged by many simultaneous panics.
 func TestConcurrentPanics(t *testing.T) {
 	t.Parallel()
-	callers := 200
-	if testing.Short() {
-		callers = 50
-	}
+	callers := sized(50, 200)
 	for _, pc := range defaultAndFour(t) {
 		var wg sync.WaitGroup
 		errs := make(chan string, callers)

@@ -3,6 +3,7 @@ package par
 import (
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -66,50 +67,64 @@ func TestCutMakesEqualParts(t *testing.T) {
 // Catches: a split that feeds only one of several sleeping workers (a
 // binary split), so that the others start one grain of a thief later each:
 // with k workers asleep, the first split of a call must offer k equal
-// parts, whose first items are the first each worker runs.
+// parts, whose first items are the first each worker runs. Each part's
+// first item, and the caller's next one, wait until every part has
+// started, so that no worker or caller can take a second part before a
+// slower worker has taken its first (within a liveness bound).
 func TestOneSplitFeedsEverySleepingWorker(t *testing.T) {
 	const workers, n = 4, 41
-	for attempt := 0; ; attempt++ {
-		// No kick: with one, a worker woken during the owner's first item
-		// cuts the rest in two before the owner's split (offer.go).
-		p := NewPool(Workers(workers+1), withExperiment(func(e *experiment) { e.noKick = true })) // workers threads and the caller
-		For(workers, func(int) { time.Sleep(time.Millisecond) }, On(p))                           // start the workers
-		// Wait until every worker sleeps.
-		for deadline := time.Now().Add(5 * time.Second); p.sleep.nSleepers.Load() < workers; {
+	// No kick: with one, a worker woken during the owner's first item
+	// cuts the rest in two before the owner's split (offer.go). No cuts:
+	// a woken worker could cut a part that another has started, and run
+	// that first.
+	p := NewPool(Workers(workers+1), withExperiment(func(e *experiment) { e.noKick, e.noCut = true, true })) // workers threads and the caller
+	defer p.Close()
+	For(workers, func(int) { time.Sleep(time.Millisecond) }, On(p)) // start the workers
+	// Wait until every worker sleeps.
+	for deadline := time.Now().Add(5 * time.Second); p.sleep.nSleepers.Load() < workers; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d workers asleep after 5s", p.sleep.nSleepers.Load(), workers)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// After the owner's first item, [1, 41) in 5 parts: the upper 4 start
+	// at 9, 17, 25 and 33 (cut). A binary split would offer 21 first.
+	partStarts := map[int]bool{9: true, 17: true, 25: true, 33: true}
+	var started atomic.Int32
+	var timedOut atomic.Bool
+	everyPartStarted := func() {
+		for deadline := time.Now().Add(5 * time.Second); started.Load() < workers; time.Sleep(50 * time.Microsecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("%d of %d workers asleep after 5s", p.sleep.nSleepers.Load(), workers)
-			}
-			time.Sleep(time.Millisecond)
-		}
-		caller := goroutineKey()
-		var mu sync.Mutex
-		first := map[uintptr]int{} // goroutine -> first index it ran
-		For(n, func(i int) {
-			time.Sleep(time.Millisecond) // a cost the first grain measures, well over a split's worth
-			g := goroutineKey()
-			mu.Lock()
-			if _, ok := first[g]; !ok && g != caller {
-				first[g] = i
-			}
-			mu.Unlock()
-		}, On(p))
-		p.Close()
-		// After the owner's first item, [1, 41) in 5 parts: the upper 4 start
-		// at 9, 17, 25 and 33 (cut). A binary split would offer 21 first.
-		want := map[int]bool{9: true, 17: true, 25: true, 33: true}
-		got := 0
-		for _, i := range first {
-			if want[i] {
-				got++
+				timedOut.Store(true)
+				return
 			}
 		}
-		if got == workers {
-			return
+	}
+	caller := goroutineKey()
+	var mu sync.Mutex
+	first := map[uintptr]int{} // goroutine -> first index it ran
+	For(n, func(i int) {
+		g := goroutineKey()
+		mu.Lock()
+		if _, ok := first[g]; !ok && g != caller {
+			first[g] = i
 		}
-		// A worker that a timer or the Go scheduler held back may find the
-		// parts taken and steal elsewhere; that is rare, so a few attempts.
-		if attempt == 4 {
-			t.Fatalf("first indices run by the workers: %v; want each of 9, 17, 25, 33", first)
+		mu.Unlock()
+		if partStarts[i] {
+			started.Add(1)
 		}
+		if partStarts[i] || i == 1 {
+			everyPartStarted()
+		}
+		time.Sleep(time.Millisecond) // a cost the first grain measures, well over a split's worth
+	}, On(p))
+	got := 0
+	for _, i := range first {
+		if partStarts[i] {
+			got++
+		}
+	}
+	if got != workers || timedOut.Load() {
+		t.Fatalf("first indices run by the workers: %v; want each of 9, 17, 25, 33", first)
 	}
 }

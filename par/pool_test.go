@@ -46,7 +46,7 @@ func TestWorkersCount(t *testing.T) {
 // and reports what went wrong.
 func smallWorkload(t *testing.T, what string, pc poolCase) {
 	t.Helper()
-	const n = 20_000
+	n := sized(5000, 20_000)
 	counts := make([]atomic.Int32, n)
 	var got span
 	a := make([]int, 5000)
@@ -102,7 +102,7 @@ func TestPoolOptions(t *testing.T) {
 	}
 	for _, c := range cfgs {
 		p := newPool(t, c.opts...)
-		for r := 0; r < 3; r++ { // again after the workers have parked
+		for r := 0; r < sized(2, 3); r++ { // again after the workers have parked
 			smallWorkload(t, c.name, poolCase{name: c.name, opts: []par.Option{par.On(p)}, pool: p})
 		}
 	}
@@ -128,18 +128,19 @@ func TestGOMAXPROCSChange(t *testing.T) {
 		} {
 			smallWorkload(t, fmt.Sprintf("GOMAXPROCS=%d %s", procs, pc.name), pc)
 		}
-		// The pool may notice the change lazily, at a later call big enough
-		// to wake workers.
-		for try := 0; try < 30 && (following.Workers() != procs || par.Default().Workers() != procs); try++ {
+		// The pool notices the change lazily, at a slow path (a split, a
+		// wake-up) at least 10 ms after it last looked: big loops make
+		// such paths until both pools follow, within a liveness bound.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && (following.Workers() != procs || par.Default().Workers() != procs); {
 			par.For(200, func(int) { spin(20000) }, par.On(following), par.Grain(1))
 			par.For(200, func(int) { spin(20000) }, par.Grain(1))
 			time.Sleep(time.Millisecond)
 		}
 		if got := following.Workers(); got != procs {
-			t.Errorf("GOMAXPROCS=%d: NewPool().Workers() = %d after 30 big loops; want %d", procs, got, procs)
+			t.Errorf("GOMAXPROCS=%d: NewPool().Workers() = %d after 10 s of big loops; want %d", procs, got, procs)
 		}
 		if got := par.Default().Workers(); got != procs {
-			t.Errorf("GOMAXPROCS=%d: Default().Workers() = %d after 30 big loops; want %d", procs, got, procs)
+			t.Errorf("GOMAXPROCS=%d: Default().Workers() = %d after 10 s of big loops; want %d", procs, got, procs)
 		}
 		if got := fixed.Workers(); got != 3 {
 			t.Errorf("GOMAXPROCS=%d: NewPool(Workers(3)).Workers() = %d; want 3", procs, got)
@@ -255,34 +256,30 @@ func TestClosedPoolRunsOnCaller(t *testing.T) {
 // Catches: a pool whose workers never take part (everything runs on the
 // caller), and one that makes a goroutine per piece: the bodies of one call
 // run on at most Workers()+1 goroutines (the workers and the caller).
-// Not parallel: it needs the CPUs to itself to expect the workers to join in.
 func TestWorkersTakePart(t *testing.T) {
 	atLeastTwoPs(t)
 	p := newPool(t, par.Workers(2))
 	if w := p.Workers(); w != 2 {
 		t.Fatalf("NewPool(Workers(2)).Workers() = %d", w)
 	}
-	for round := 0; ; round++ {
-		var mu sync.Mutex
-		ids := map[int64]bool{}
-		noHang(t, "For", func() {
-			par.For(400, func(int) {
-				spin(20000)
-				id := goid()
-				mu.Lock()
-				ids[id] = true
-				mu.Unlock()
-			}, par.On(p), par.Grain(1))
-		})
-		if len(ids) > p.Workers()+1 {
-			t.Fatalf("one loop's bodies ran on %d goroutines; a pool of %d workers plus the caller has %d", len(ids), p.Workers(), p.Workers()+1)
-		}
-		if len(ids) >= 2 {
-			return
-		}
-		if round == 50 {
-			t.Fatalf("in 50 loops of 400 bodies of about 20µs, no worker of a 2-worker pool ran a body")
-		}
+	var g goroutines
+	timedOut := false
+	noHang(t, "For", func() {
+		g.owner = goid()
+		par.For(400, func(int) {
+			spin(20000)
+			// The caller's first grain has ended, and with it its chance to
+			// split the rest: its second body waits for a worker to run one.
+			if g.record() == 2 && !await(&g.elsewhere) {
+				timedOut = true
+			}
+		}, par.On(p), par.Grain(1))
+	})
+	if timedOut {
+		t.Errorf("no worker ran a body while the caller waited %v in its second one", rendezvousBound)
+	}
+	if n := g.count(); n > p.Workers()+1 {
+		t.Errorf("one loop's bodies ran on %d goroutines; a pool of %d workers plus the caller has %d", n, p.Workers(), p.Workers()+1)
 	}
 }
 
@@ -291,10 +288,7 @@ func TestWorkersTakePart(t *testing.T) {
 // pieces completing another's join).
 func TestThousandConcurrentCallers(t *testing.T) {
 	t.Parallel()
-	callers := 1000
-	if testing.Short() {
-		callers = 200
-	}
+	callers := sized(200, 1000)
 	for _, pc := range defaultAndFour(t) {
 		var wg sync.WaitGroup
 		for c := range callers {
@@ -329,19 +323,17 @@ func TestThousandConcurrentCallers(t *testing.T) {
 // resetStats resets p's counters and waits until a snapshot shows them at
 // zero: a worker may still be booking its last piece just after a call has
 // returned, so a single reset may miss it; a reset that does nothing never
-// gets there.
+// gets there. The bound is a liveness bound, not a timing assertion.
 func resetStats(t *testing.T, p *par.Pool) {
 	t.Helper()
 	var s par.Stats
-	for try := 0; try < 200; try++ {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		p.ResetStats()
-		s = p.Stats()
-		if statsZero(s) {
+		if s = p.Stats(); statsZero(s) {
 			return
 		}
-		time.Sleep(time.Millisecond)
 	}
-	t.Fatalf("ResetStats on an idle pool never zeroed the counters: %+v", s)
+	t.Fatalf("ResetStats on an idle pool did not zero the counters in 10 s: %+v", s)
 }
 
 // statsZero reports whether the counters that only move while work runs are
@@ -356,9 +348,12 @@ func statsZero(s par.Stats) bool {
 }
 
 // Catches: counters that are not counted (no pieces after a loop), derived
-// figures computed wrongly (imbalance below 1, utilization above 1 from
-// counting the callers' time against the workers' capacity, NaN on division
-// by zero), negative counters, and a ResetStats that does not reset.
+// figures computed wrongly (imbalance below 1, NaN on division by zero),
+// negative counters, and a ResetStats that does not reset. Busy time is
+// counted in cycle-counter ticks and Wall in nanoseconds, so how busy time
+// and utilization compare with the wall clock is measured by
+// BenchmarkStatsBusyOverWall, not asserted here;
+// TestStatsDerivedMatchXExpStats checks the utilization's formula.
 func TestStats(t *testing.T) {
 	t.Parallel()
 	for _, w := range []int{2, 3} {
@@ -385,9 +380,6 @@ func TestStats(t *testing.T) {
 				}
 				if i < len(s.Workers) {
 					busy += ws.Busy
-					if ws.Busy > s.Wall+s.Wall/20+time.Millisecond {
-						t.Errorf("%s: worker %d busy %v, longer than the %v since the reset", what, i, ws.Busy, s.Wall)
-					}
 				}
 				steals += ws.Steals
 				pieces += ws.Pieces
@@ -399,9 +391,6 @@ func TestStats(t *testing.T) {
 			}
 			if busy > 0 && s.Imbalance < 1-1e-9 {
 				t.Errorf("%s: Imbalance = %v; max/mean busy time is at least 1", what, s.Imbalance)
-			}
-			if s.Utilization < 0 || s.Utilization > 1.05 {
-				t.Errorf("%s: Utilization = %v; want within [0, 1.05]", what, s.Utilization)
 			}
 			if s.StealRate > 1 || steals > pieces {
 				t.Errorf("%s: %d steals for %d pieces (StealRate %v); a stolen task is a piece run", what, steals, pieces, s.StealRate)

@@ -169,7 +169,7 @@ func TestDeterministicFloatSumIsBitwiseReproducible(t *testing.T) {
 	}
 	runs := 8
 	ns := []int{2, 3, 7, 1000, 100_003, bigN()}
-	if testing.Short() {
+	if !*long {
 		runs = 3
 		ns = []int{2, 3, 7, 1000, 100_003}
 	}

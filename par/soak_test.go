@@ -12,7 +12,8 @@ package par_test
 //	go test ./par -run '^TestSoak$' -soak 30m -v                 # GOMAXPROCS as given
 //	go test ./par -run '^TestSoak$' -soak 30m -soak.procs vary -v # GOMAXPROCS 1 to 8, changing
 //
-// Without -soak the test runs for a second (skipped under -short).
+// Without -soak the test runs for a second, with 16 callers instead of 64
+// and calls of at most 300 items instead of 3,000 (skipped under -short).
 
 import (
 	"context"
@@ -38,19 +39,19 @@ var (
 )
 
 func TestSoak(t *testing.T) {
-	d := *soakFor
+	d, callers, sizes := *soakFor, 64, [3]int{3000, 300, 30}
 	if d == 0 {
 		if testing.Short() {
 			t.Skip("the soak runs for a second without -soak; skipped under -short")
 		}
-		d = time.Second
+		d, callers, sizes = time.Second, 16, [3]int{300, 100, 30}
 	}
 	seed := *soakSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("soak for %v, seed %d, GOMAXPROCS %d, procs %q", d, seed, runtime.GOMAXPROCS(0), *soakProcs)
-	sk := &soak{t: t, shared: par.NewPool(), deadline: time.Now().Add(d)}
+	sk := &soak{t: t, shared: par.NewPool(), deadline: time.Now().Add(d), sizes: sizes}
 	defer sk.shared.Close()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 
@@ -71,9 +72,9 @@ func TestSoak(t *testing.T) {
 	}
 	bg.Go(sk.watchdog(stopBg))
 
-	var callers sync.WaitGroup
-	for c := range 64 {
-		callers.Go(func() {
+	var running sync.WaitGroup
+	for c := range callers {
+		running.Go(func() {
 			r := rand.New(rand.NewPCG(seed, uint64(c)+2))
 			for time.Now().Before(sk.deadline) && !sk.failed.Load() {
 				if r.IntN(2000) == 0 {
@@ -88,7 +89,7 @@ func TestSoak(t *testing.T) {
 			}
 		})
 	}
-	callers.Wait()
+	running.Wait()
 	t.Logf("the last call ended %v after the deadline; longest top-level call %v", time.Since(sk.deadline).Round(time.Millisecond), time.Duration(sk.longest.Load()).Round(time.Millisecond))
 	close(stopBg)
 	bg.Wait()
@@ -100,6 +101,7 @@ type soak struct {
 	t        *testing.T
 	shared   *par.Pool
 	deadline time.Time
+	sizes    [3]int // the most items of a call at depth 0, 1 and 2 or more
 	failed   atomic.Bool
 	failures atomic.Int32
 
@@ -245,7 +247,7 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 	if pool != nil {
 		opts = append(opts, par.On(pool))
 	}
-	n := 1 + r.IntN([]int{3000, 300, 30}[min(depth, 2)])
+	n := 1 + r.IntN(sk.sizes[min(depth, 2)])
 	if f.kind != faultNone {
 		f.at = r.IntN(n)
 	}

@@ -108,3 +108,24 @@ func TestStatsTotal(t *testing.T) {
 		t.Errorf("Total() = %+v; want %+v", got, want)
 	}
 }
+
+// BenchmarkStatsBusyOverWall reports, over loops on a 3-worker pool, the
+// largest busy time of a worker over the wall time since the reset, and
+// the largest utilization: busy time is counted in cycle-counter ticks and
+// Wall in nanoseconds, so each should read at most 1 but for the ticks'
+// calibration.
+func BenchmarkStatsBusyOverWall(b *testing.B) {
+	p := newPool(b, par.Workers(3))
+	var most, util float64
+	for range b.N {
+		p.ResetStats()
+		par.For(2000, func(int) { spin(10000) }, par.On(p))
+		s := p.Stats()
+		for _, w := range s.Workers {
+			most = max(most, float64(w.Busy)/float64(s.Wall))
+		}
+		util = max(util, s.Utilization)
+	}
+	b.ReportMetric(most, "max-busy/wall")
+	b.ReportMetric(util, "max-utilization")
+}

@@ -243,10 +243,7 @@ type visRec struct {
 func TestMemoryVisibility(t *testing.T) {
 	t.Parallel()
 	p := newPool(t, par.Workers(4))
-	rounds := 20
-	if testing.Short() {
-		rounds = 4
-	}
+	rounds := sized(4, 20)
 	const n = 4096
 	for r := 0; r < rounds; r++ {
 		opts := []par.Option{par.On(p)}

@@ -15,7 +15,7 @@ func TestAllocsNotPerElement(t *testing.T) {
 		t.Skip("the race detector allocates on its own")
 	}
 	n := 1 << 18
-	if long() {
+	if *long {
 		n = 1 << 20
 	}
 	src := ints("random", n, 13)

@@ -1,36 +1,48 @@
 package pslices_test
 
 import (
+	"flag"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/parloop/parloop/par"
 )
 
+// long selects the long runs: every shape at every length, the lengths of
+// 2^20 and more (without the race detector), and the bigger panicking
+// sorts. By default the tests try every length and, above 4,097, three of
+// the shapes at each (random and two others, in turn), sized so that the
+// package's tests take a few seconds under the race detector. CI runs both.
+var long = flag.Bool("long", false, "try every shape at every length, and lengths of 2^20 and more")
+
 // lengths are the lengths the tests try: small ones, and each side of the
 // package's cutoffs (the sort and stable-sort cutoffs and leaves at 4,096
-// and 8,192, the chain blocks at 4,096 int64s and their double, the
-// parallel partition at 2^20).
-// With PSLICES_LONG=1 in the environment, every shape is also tried at
-// lengths around 2^20; otherwise only a few shapes are (bigShapes).
+// and 8,192, the merge pieces at 16,384, the chain blocks at 4,096 int64s
+// and their double, the parallel partition at 2^20), and one past two merge
+// pieces. TestSortParallelPartition keeps one sort above 2^20 in every run.
 func lengths(t testing.TB) []int {
-	ls := []int{0, 1, 2, 3, 31, 32, 33, 64, 65, 1000, 4095, 4096, 4097, 8191, 8192, 8193, 8194, 12289, 16384, 50000, 1<<16 + 3}
-	if testing.Short() || raceEnabled {
-		return ls // TestSortParallelPartition keeps one sort above 2^20
+	ls := []int{0, 1, 2, 3, 31, 32, 33, 64, 65, 1000, 4095, 4096, 4097, 8191, 8192, 8193, 8194, 12289, 16384, 1<<15 + 3}
+	if !*long {
+		return ls
+	}
+	ls = append(ls, 50000, 1<<16+3)
+	if raceEnabled {
+		return ls
 	}
 	return append(ls, 1<<20+5)
 }
 
-// long reports whether the long tests were asked for (PSLICES_LONG=1).
-func long() bool { return os.Getenv("PSLICES_LONG") == "1" }
-
-// skipBig reports whether a test at length n and this shape is left to the
-// long run: at 2^20 and more, only random data is tried by default.
-func skipBig(n int, shape string) bool {
-	return n >= 1<<20 && !long() && shape != "random"
+// shapesAt returns the shapes to try at length n: every shape up to 4,097
+// and under -long; above, "random" and two others, which change with n so
+// that each shape is tried at several lengths past the cutoffs.
+func shapesAt(n int) []string {
+	if *long || n <= 4097 {
+		return shapes
+	}
+	k := (n ^ n>>12) % (len(shapes) - 1)
+	return []string{shapes[0], shapes[1+k], shapes[1+(k+1)%(len(shapes)-1)]}
 }
 
 // shapes are the inputs the tests try at each length.
@@ -126,4 +138,15 @@ func pools(t testing.TB) [][]par.Option {
 		ps = append(ps, []par.Option{par.On(p)})
 	}
 	return ps
+}
+
+// twoPools returns the pools the comparisons with package slices run on:
+// a private pool of 3 workers (more than the CPUs of a small machine, so
+// that pieces move between workers) and, under -long, the default pool too,
+// which FuzzSorts and TestSortParallelPartition use in every run.
+func twoPools(t testing.TB) [][]par.Option {
+	if *long {
+		return [][]par.Option{nil, pools(t)[2]}
+	}
+	return pools(t)[2:3]
 }

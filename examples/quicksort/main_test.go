@@ -2,20 +2,24 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 )
 
+// long selects TestSort's long run: inputs of 300,000 instead of 30,000.
+var long = flag.Bool("long", false, "sort inputs of 300,000 in TestSort")
+
 // Catches: a sort that loses, duplicates or misplaces elements (a join
 // returning before its stolen half is done, overlapping halves), or that
 // goes quadratic or infinitely deep on sorted, reversed or all-equal input.
 func TestSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	big := 300_000
-	if testing.Short() {
-		big = 30_000
+	big := 30_000
+	if *long {
+		big = 300_000
 	}
 	inputs := map[string]func(n int) []int{
 		"random": func(n int) []int {

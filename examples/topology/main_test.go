@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,8 +60,17 @@ func consoleSummary(t *testing.T, name string) string {
 		count["Package"], count["NUMANode"], count["L3Cache"], count["Core"], count["PU"])
 }
 
+// long adds the 128-thread capture to TestCaptures: reading it takes
+// seconds under the race detector, and the topology package's tests read
+// it too.
+var long = flag.Bool("long", false, "include the 128-thread capture in TestCaptures")
+
 func TestCaptures(t *testing.T) {
-	for _, name := range []string{"64amd64-4s2n4ca2co", "128arm-2pa2n8cluster4co", "offline-cpu0-node0", "20em64t-hybrid-1p6c2t+2ca4co1t"} {
+	names := []string{"64amd64-4s2n4ca2co", "offline-cpu0-node0", "20em64t-hybrid-1p6c2t+2ca4co1t"}
+	if *long {
+		names = append(names, "128arm-2pa2n8cluster4co")
+	}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, out := lastLine(t, "-root", filepath.Join(capturesDir, name+".tar.bz2"))

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"archive/tar"
+	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,12 @@ import (
 // testdata holds hwloc's captures (see its README.md). A missing file there
 // fails the tests: they never skip.
 const testdata = "../../par/internal/topology/testdata"
+
+// long selects the long run of TestOpenTestdata: every capture, instead of
+// all but the 64-thread one (which Example opens) and the 128-thread one
+// (the largest: seconds under the race detector; the topology package's
+// tests open every capture).
+var long = flag.Bool("long", false, "open every capture in TestOpenTestdata")
 
 // Every capture in testdata opens, with its lone top directory entered
 // (through symbolic links such as sysfs's), and has as many cpuN
@@ -30,6 +37,9 @@ func TestOpenTestdata(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".tar.bz2")
 		t.Run(name, func(t *testing.T) {
+			if !*long && (name == "64amd64-4s2n4ca2co" || name == "128arm-2pa2n8cluster4co") {
+				t.Skip("under -long")
+			}
 			t.Parallel()
 			fsys, err := Open(f)
 			if err != nil {

@@ -141,10 +141,7 @@ func TestGrowKeepsOrder(t *testing.T) {
 // one goroutine and compares every result with a slice model. Starting from
 // capacities 2 and 4 the rings grow many times.
 func TestSequentialModel(t *testing.T) {
-	runs := 400
-	if testing.Short() {
-		runs = 50
-	}
+	runs := sized(100, 400)
 	for seed := range uint64(runs) {
 		rng := rand.New(rand.NewPCG(seed, 0x5eed))
 		capacity := 2 << rng.IntN(2)
@@ -258,10 +255,7 @@ func TestNoAllocs(t *testing.T) {
 //     cannot take it without first taking the older one).
 func TestStressExactlyOnce(t *testing.T) {
 	const thieves = 8
-	rounds, perRound := 40, 20000
-	if testing.Short() {
-		rounds, perRound = 8, 5000
-	}
+	rounds, perRound := sized(8, 40), sized(5000, 20000)
 	maxRing := 0
 	for round := range rounds {
 		maxRing = max(maxRing, stressRound(t, uint64(round), thieves, perRound))

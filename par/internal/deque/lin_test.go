@@ -181,10 +181,7 @@ func TestLinearizabilityChecker(t *testing.T) {
 // then records more histories, up to ten times as many, until some
 // overlap.
 func TestLinearizable(t *testing.T) {
-	runs := 3000
-	if testing.Short() {
-		runs = 500
-	}
+	runs := sized(200, 3000)
 	var grew, retries, overlapping int
 	seed := uint64(0)
 	for ; seed < uint64(runs) || (overlapping == 0 && seed < 10*uint64(runs) && runtime.GOMAXPROCS(0) > 1); seed++ {

@@ -199,11 +199,11 @@ func choices(trace []schedStep) []int {
 	return c
 }
 
+// TestSchedulesExhaustive explores, under -long, every program of up to
+// two owner operations, three steals and three prefilled elements, with at
+// most two preemptions (123,377 schedules). By default it explores every
+// program with at most one preemption and, with two, the witnesses below.
 func TestSchedulesExhaustive(t *testing.T) {
-	bound := 2
-	if testing.Short() {
-		bound = 1
-	}
 	var configs []schedConfig
 	for prefill := range 4 {
 		for _, owner := range sequences([]int{opPush, opPop}, 2)[1:] {
@@ -216,11 +216,40 @@ func TestSchedulesExhaustive(t *testing.T) {
 			}
 		}
 	}
+	bound := sized(1, 2)
 	total := 0
 	for _, c := range configs {
 		total += explore(t, c, bound)
 	}
-	t.Logf("%d programs, %d schedules with at most %d preemptions", len(configs), total, bound)
+	if !*long {
+		for _, c := range witnesses {
+			total += explore(t, c, 2)
+		}
+	}
+	t.Logf("%d programs, %d schedules with at most %d preemptions (and %d programs with 2)", len(configs), total, bound, len(witnesses))
+}
+
+// witnesses are the smallest programs in which each known bug of this
+// algorithm shows within two preemptions; each was found by exploring
+// every program above with the bug put into deque.go. The default run
+// explores them to two preemptions (8,643 schedules), the others to one.
+var witnesses = []schedConfig{
+	// A thief reading its slot after its CAS, which the owner has reused
+	// by then.
+	{prefill: 0, plans: [3][]int{{opPush, opPop}, {opSteal}, {opSteal}}},
+	// A thief loading bottom before top; the owner loading top before it
+	// stores the reserved bottom; the owner taking the last element
+	// without a CAS.
+	{prefill: 1, plans: [3][]int{{opPush, opPop}, {opSteal}, {opSteal}}},
+	// A thief loading the ring before top and bottom; a grown ring
+	// published after bottom; a recycled deque's Push skipping the store
+	// of a new element.
+	{prefill: 2, plans: [3][]int{{opPush}, {opSteal, opSteal}, {opSteal}}},
+	// The owner restoring bottom before its CAS for the last element.
+	{prefill: 2, plans: [3][]int{{opPop}, {opSteal, opSteal}, {opSteal}}},
+	// The owner not restoring bottom after thieves emptied the deque
+	// under its reservation.
+	{prefill: 2, plans: [3][]int{{opPush, opPop}, {opSteal}, {opSteal}}},
 }
 
 // TestSchedulesRandom runs larger programs under seeded random schedules:
@@ -228,10 +257,7 @@ func TestSchedulesExhaustive(t *testing.T) {
 // on with probability 3/4 so that one operation often runs through a whole
 // window of another.
 func TestSchedulesRandom(t *testing.T) {
-	runs := 20000
-	if testing.Short() {
-		runs = 2000
-	}
+	runs := sized(2000, 20000)
 	for seed := range uint64(runs) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		c := schedConfig{prefill: rng.IntN(4)}

@@ -11,7 +11,7 @@ type Pipe[T any] struct{}
 
 func Slice[T any](s []T, opts ...Option) Pipe[T] { return Pipe[T]{} }
 func Range(n int, opts ...Option) Pipe[int]      { return Pipe[int]{} }
-func Blocking(n int) Option                         { return Option{} }
+func Blocking(n int) Option                      { return Option{} }
 
 func Map[T, U any](p Pipe[T], f func(T) U, opts ...Option) Pipe[U] { return Pipe[U]{} }
 func MapErr[T, U any](p Pipe[T], f func(context.Context, T) (U, error), opts ...Option) Pipe[U] {
