@@ -342,13 +342,12 @@ func (o *options) main(stdout, stderr io.Writer) error {
 	// take turns: round r builds once with each, so that every strategy
 	// sees the same machine, and the rounds are paired.
 	var (
-		first   *Index
-		hits    []Hit
-		matched int
-		qtime   time.Duration
-		rounds  = make([][]result, o.runs) // rounds[r][i]: round r's build with names[i]
-		bad     []string
-		builds  int
+		first  *Index
+		answer Result
+		qtime  time.Duration
+		rounds = make([][]result, o.runs) // rounds[r][i]: round r's build with names[i]
+		bad    []string
+		builds int
 	)
 	for rep := range o.runs {
 		for _, name := range names {
@@ -359,23 +358,22 @@ func (o *options) main(stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			var h []Hit
-			var m int
+			var a Result
 			pprof.Do(ctx, pprof.Labels("phase", "query"), func(context.Context) {
 				start := time.Now()
-				h, m = r.x.Search(terms, o.k, par.On(pool))
+				a = r.x.Search(terms, o.k)
 				if first == nil {
 					qtime = time.Since(start)
 				}
 			})
 			builds++
 			if first == nil {
-				first, hits, matched = r.x, h, m
+				first, answer = r.x, a
 			} else {
 				if d := diff(first, r.x); d != "" {
 					bad = append(bad, fmt.Sprintf("%s's index differs from %s's: %s", name, names[0], d))
 				}
-				if m != matched || !slices.Equal(h, hits) {
+				if a.Matched != answer.Matched || !slices.Equal(a.Hits, answer.Hits) {
 					bad = append(bad, fmt.Sprintf("%s's answer differs from %s's", name, names[0]))
 				}
 			}
@@ -411,10 +409,7 @@ func (o *options) main(stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "the %d builds' indexes and answers are identical\n", builds)
 	}
 
-	fmt.Fprintf(stdout, "\ntop %d of %d matching files for %q (%v):\n", len(hits), matched, strings.Join(terms, " "), qtime.Round(time.Microsecond))
-	for i, h := range hits {
-		fmt.Fprintf(stdout, "%3d  %8.4f  %s\n", i+1, h.Score, h.Path)
-	}
+	printAnswer(stdout, terms, answer, qtime)
 	if len(bad) > 0 {
 		return fmt.Errorf("%w:\n%s", errMismatch, strings.Join(bad, "\n"))
 	}
@@ -440,22 +435,18 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 	}
 	cpu0, gc0 := processCPU(), gcCycles()
 	start := time.Now()
-	var t *table
+	var ws []*bins
 	var sp spread
 	each := onPool(pool)
 	if name == "sequential" {
-		t = buildSequential(c, m)
-		sp = handSpread([]time.Duration{t.busy}, time.Since(start))
+		b := buildSequential(c, m)
+		ws, sp = []*bins{b}, handSpread([]time.Duration{b.busy}, time.Since(start))
 		each = sequentially
 	} else {
 		s, _ := strategyNamed(name)
-		t, sp = s.build(&builder{c: c, P: pool.Workers(), pool: pool, m: m})
+		ws, sp = s.build(&builder{c: c, P: pool.Workers(), pool: pool, m: m})
 	}
-	f0 := time.Now()
-	x, err := c.finish(t, each)
-	if os.Getenv("TFIDF_FINISH") != "" {
-		fmt.Fprintf(stderr, "finish %s: %v of %v\n", name, time.Since(f0), time.Since(start))
-	}
+	x, err := c.finish(ws, each)
 	elapsed := time.Since(start)
 	cpu, gcs := processCPU()-cpu0, gcCycles()-gc0
 	stop()
@@ -475,4 +466,21 @@ func main() {
 		debug.SetGCPercent(400)
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// printAnswer prints the answer to the query: a line per file, its rank,
+// BM25 score and path, then, for a query of several terms, the terms it
+// holds (which rank it first: see Index.Search).
+func printAnswer(w io.Writer, terms []string, a Result, took time.Duration) {
+	fmt.Fprintf(w, "\ntop %d of %d matching files for %q (%v):\n", len(a.Hits), a.Matched, strings.Join(terms, " "), took.Round(time.Microsecond))
+	if len(a.Missing) > 0 {
+		fmt.Fprintf(w, "no file holds %s\n", strings.Join(a.Missing, ", "))
+	}
+	for i, h := range a.Hits {
+		held := ""
+		if len(terms) > 1 {
+			held = "  [" + strings.Join(a.heldTerms(h), " ") + "]"
+		}
+		fmt.Fprintf(w, "%3d  %8.4f  %s%s\n", i+1, h.Score, h.Path, held)
+	}
 }
