@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
@@ -119,7 +118,7 @@ func (c *corpus) indexFile(b *bins, i int, m *meter) {
 // read reads a whole file, of about size bytes, into b.data, reusing it,
 // and returns its length.
 func (b *bins) read(path string, size int64) (int, error) {
-	f, err := os.Open(path)
+	f, err := openRaw(path)
 	if err != nil {
 		return 0, err
 	}

@@ -230,7 +230,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			}
 			continue
 		}
-		if _, ok := strategyNamed(name); !ok {
+		if _, ok := strategyNamed(name); !ok && name != "sequential" {
 			return nil, fmt.Errorf("-strategy %s: want a comma-separated list of %s, or all", name, strategyList())
 		}
 		if !slices.Contains(o.names, name) {
@@ -330,11 +330,13 @@ func (o *options) main(stdout, stderr io.Writer) error {
 	ctx := context.Background()
 	terms := queryTerms(o.query)
 	names := o.names
-	if o.table && o.seq {
-		names = append([]string{"sequential"}, names...)
-	} else if o.seq {
-		// The parallel build first, as the command's answer.
-		names = append(names, "sequential")
+	if o.seq && !slices.Contains(names, "sequential") {
+		if o.table {
+			names = append([]string{"sequential"}, names...)
+		} else {
+			// The parallel build first, as the command's answer.
+			names = append(names, "sequential")
+		}
 	}
 
 	// Every build's index, and its answer to the query, must be the same
@@ -385,14 +387,15 @@ func (o *options) main(stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "indexed %d files, %.1f MB, %d terms, under %s\n", len(c.docs), float64(c.bytes)/1e6, first.Terms(), o.dir)
 
 	if o.table {
-		printTable(stdout, runs, P)
+		printTable(stdout, runs, P, o.runs)
+	} else if r := runs[0]; r.name == "sequential" {
+		fmt.Fprintf(stdout, "sequential: %v, CPU %v (%s CPUs)\n", r.time.Round(time.Millisecond), r.cpu.Round(time.Millisecond), fmtCPUs(r.cpus))
 	} else {
-		r := runs[0]
 		s, _ := strategyNamed(r.name)
-		fmt.Fprintf(stdout, "%s (%s): %v on %d workers (%s CPUs), imbalance %.2f, utilization %.0f%%\n", r.name, s.about, r.time.Round(time.Millisecond), P, fmtCPUs(r.cpus), r.imbalance, 100*r.utilization)
+		fmt.Fprintf(stdout, "%s (%s): %v on %d workers, CPU %v (%s CPUs), imbalance %.2f, utilization %.0f%%\n", r.name, s.about, r.time.Round(time.Millisecond), P, r.cpu.Round(time.Millisecond), fmtCPUs(r.cpus), r.imbalance, 100*r.utilization)
 		if len(runs) > 1 && runs[1].name == "sequential" {
 			seq := runs[1]
-			fmt.Fprintf(stdout, "sequential: %v (%s CPUs), speedup %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), fmtCPUs(seq.cpus), r.speedup, runtime.GOMAXPROCS(0))
+			fmt.Fprintf(stdout, "sequential: %v, CPU %v (%s CPUs); speedup %.2fx, work %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), seq.cpu.Round(time.Millisecond), fmtCPUs(seq.cpus), r.speedup, r.work, runtime.GOMAXPROCS(0))
 		}
 	}
 	if o.runs > 1 {

@@ -228,10 +228,13 @@ func TestOutput(t *testing.T) {
 	if errb.Len() != 0 {
 		t.Errorf("stderr is not a terminal, yet something was written to it:\n%s", errb.String())
 	}
-	for _, want := range []string{"indexed 122 files", "stealing (par.Fold", "imbalance", "utilization", "sequential: ", "speedup ", `top 10 of `, `"channel goroutine"`, "identical"} {
+	for _, want := range []string{"indexed 122 files", "stealing (par.Fold", "imbalance", "utilization", `top 10 of `, `"channel goroutine"`, "identical"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+	if !regexp.MustCompile(`(?m)^sequential: \S+, CPU \S+ \(\d+\.\d\d CPUs\); speedup \d+\.\d\dx, work \d+\.\d\dx \(GOMAXPROCS=\d+\)$`).MatchString(out.String()) {
+		t.Errorf("no sequential line with CPU time, speedup and work:\n%s", out.String())
 	}
 	hits := hitsOf(t, out.String())
 	if len(hits) != 10 {
@@ -254,7 +257,7 @@ func TestOutput(t *testing.T) {
 	if rc := run([]string{"-dir", dir, "-strategy", "all", "-runs", "2", "-k", "3", "goroutine", "Channel"}, &out, &errb); rc != 0 {
 		t.Fatalf("-strategy all: exit %d: %s", rc, errb.String())
 	}
-	header := regexp.MustCompile(`(?m)^strategy +time +speedup +imbalance +straggler +utilization +steals +cpus$`)
+	header := regexp.MustCompile(`(?m)^strategy +time +cpu +speedup +range +work +imbalance +straggler +utilization +steals +cpus$`)
 	if !header.MatchString(out.String()) {
 		t.Errorf("-strategy all: no table header:\n%s", out.String())
 	}
@@ -263,7 +266,7 @@ func TestOutput(t *testing.T) {
 		if name == "stealing" || name == "weighted" {
 			steals = `\d+`
 		}
-		row := regexp.MustCompile(`(?m)^` + name + ` +\S+ +\d+\.\d\dx +(-|\d+\.\d\d) +\d+ +(-|\d+\.\d%) +` + steals + ` +(-|\d+\.\d\d)$`)
+		row := regexp.MustCompile(`(?m)^` + name + ` +\S+ +\S+ +\d+\.\d\dx +\d+\.\d\d-\d+\.\d\d +\d+\.\d\d +(-|\d+\.\d\d) +\d+ +(-|\d+\.\d%) +` + steals + ` +(-|\d+\.\d\d)$`)
 		if !row.MatchString(out.String()) {
 			t.Errorf("-strategy all: no row for %s:\n%s", name, out.String())
 		}
@@ -292,7 +295,7 @@ func TestOutput(t *testing.T) {
 		t.Fatalf("-strategy largest-first,stealing: exit %d: %s", rc, errb.String())
 	}
 	for _, name := range []string{"sequential", "largest-first", "stealing"} {
-		if !regexp.MustCompile(`(?m)^` + name + ` +\S+ +\d+\.\d\dx `).MatchString(out.String()) {
+		if !regexp.MustCompile(`(?m)^` + name + ` +\S+ +\S+ +\d+\.\d\dx `).MatchString(out.String()) {
 			t.Errorf("-strategy largest-first,stealing: no row for %s:\n%s", name, out.String())
 		}
 	}
@@ -301,6 +304,18 @@ func TestOutput(t *testing.T) {
 	}
 	if got := hitsOf(t, out.String()); !slices.EqualFunc(got, hits[:3], slices.Equal) {
 		t.Errorf("-strategy largest-first,stealing answers %v; the default run %v", got, hits[:3])
+	}
+
+	// The sequential build alone, as a strategy: one build, its CPU time.
+	out.Reset()
+	if rc := run([]string{"-dir", dir, "-strategy", "sequential", "-k", "3", "goroutine", "Channel"}, &out, &errb); rc != 0 {
+		t.Fatalf("-strategy sequential: exit %d: %s", rc, errb.String())
+	}
+	if !regexp.MustCompile(`(?m)^sequential: \S+, CPU \S+ \(\d+\.\d\d CPUs\)$`).MatchString(out.String()) || strings.Contains(out.String(), "identical") {
+		t.Errorf("-strategy sequential: not one build with its CPU time:\n%s", out.String())
+	}
+	if got := hitsOf(t, out.String()); !slices.EqualFunc(got, hits[:3], slices.Equal) {
+		t.Errorf("-strategy sequential answers %v; the default run %v", got, hits[:3])
 	}
 }
 
