@@ -15,7 +15,7 @@ import (
 // terms of the file being read, cleared for the next file) and a
 // partition's (the terms of the finished index whose hash falls in it).
 type dict struct {
-	slots  []uint32 // id+1 of the term whose probe sequence passes here, 0 if empty; len is a power of 2
+	slots  []uint64 // 0 if empty, else the high 32 bits of a term's hash and its id+1 in the low 32; len is a power of 2
 	hashes []uint64 // hashes[id]: the term's hash
 	starts []uint32 // term id is text[starts[id]:starts[id+1]]
 	text   []byte
@@ -26,7 +26,7 @@ type dict struct {
 const minSlots = 1 << 10
 
 func newDict() *dict {
-	return &dict{slots: make([]uint32, minSlots), starts: []uint32{0}}
+	return &dict{slots: make([]uint64, minSlots), starts: []uint32{0}}
 }
 
 // Len returns the number of terms.
@@ -34,6 +34,9 @@ func (d *dict) Len() int { return len(d.hashes) }
 
 // term returns the bytes of term id.
 func (d *dict) term(id uint32) []byte { return d.text[d.starts[id]:d.starts[id+1]] }
+
+// slotOf is what a slot holds for term id of hash h.
+func slotOf(h uint64, id uint32) uint64 { return h&^(1<<32-1) | uint64(id+1) }
 
 // find returns term's id, or false if it has none; h is termHash(term).
 func (d *dict) find(h uint64, term []byte) (uint32, bool) {
@@ -43,7 +46,7 @@ func (d *dict) find(h uint64, term []byte) (uint32, bool) {
 		if s == 0 {
 			return 0, false
 		}
-		if id := s - 1; d.hashes[id] == h && bytes.Equal(d.term(id), term) {
+		if id := uint32(s) - 1; s>>32 == h>>32 && bytes.Equal(d.term(id), term) {
 			return id, true
 		}
 	}
@@ -59,12 +62,12 @@ func (d *dict) add(h uint64, term []byte) uint32 {
 		if s == 0 {
 			break
 		}
-		if id := s - 1; d.hashes[id] == h && bytes.Equal(d.term(id), term) {
+		if id := uint32(s) - 1; s>>32 == h>>32 && bytes.Equal(d.term(id), term) {
 			return id
 		}
 	}
 	id := uint32(len(d.hashes))
-	d.slots[i] = id + 1
+	d.slots[i] = slotOf(h, id)
 	d.hashes = append(d.hashes, h)
 	d.text = append(d.text, term...)
 	d.starts = append(d.starts, uint32(len(d.text)))
@@ -77,14 +80,14 @@ func (d *dict) add(h uint64, term []byte) uint32 {
 
 // grow doubles the table and places every term again.
 func (d *dict) grow() {
-	d.slots = make([]uint32, 2*len(d.slots))
+	d.slots = make([]uint64, 2*len(d.slots))
 	mask := uint64(len(d.slots) - 1)
 	for id, h := range d.hashes {
 		i := h & mask
 		for d.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		d.slots[i] = uint32(id) + 1
+		d.slots[i] = slotOf(h, uint32(id))
 		d.at[id] = uint32(i)
 	}
 }
