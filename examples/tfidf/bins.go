@@ -48,9 +48,9 @@ func appendRecord(bin []byte, doc, tf int32, h uint64, term []byte) []byte {
 // in the order of their first documents.
 type bins struct {
 	bin  [partitions][]byte
-	runs []int32  // runs[r]: run r's first document
-	offs []uint32 // offs[r*partitions+q]: where run r starts in bin[q]
-	next int32    // the document after the last one indexed, -1 at first
+	runs []int32              // runs[r]: run r's first document
+	offs [partitions][]uint32 // offs[q][r]: where run r starts in bin[q]
+	next int32                // the document after the last one indexed, -1 at first
 
 	fc    *fileCounter
 	data  []byte        // the file being read
@@ -66,7 +66,7 @@ func (b *bins) put(doc int32) {
 	if doc != b.next {
 		b.runs = append(b.runs, doc)
 		for q := range b.bin {
-			b.offs = append(b.offs, uint32(len(b.bin[q])))
+			b.offs[q] = append(b.offs[q], uint32(len(b.bin[q])))
 		}
 	}
 	b.next = doc + 1
@@ -77,13 +77,15 @@ func (b *bins) put(doc int32) {
 	}
 }
 
-// segment returns run r's records in bin q.
+// segment returns run r's records in bin q. The offsets are kept by
+// partition, so that the second phase, which builds one partition from
+// every run, reads them in order.
 func (b *bins) segment(r, q int) []byte {
-	end := len(b.bin[q])
-	if r+1 < len(b.runs) {
-		end = int(b.offs[(r+1)*partitions+q])
+	offs, end := b.offs[q], len(b.bin[q])
+	if r+1 < len(offs) {
+		end = int(offs[r+1])
 	}
-	return b.bin[q][b.offs[r*partitions+q]:end]
+	return b.bin[q][offs[r]:end]
 }
 
 // noteErr keeps err if it is of the lowest document so far.
