@@ -157,6 +157,7 @@
 // golang.org/x/exp/stats):
 //
 //	time         the whole build, both phases
+//	phase2       the second phase's time (building the partitions)
 //	cpu          the process's CPU time during the build: the work done,
 //	             whatever else the machine ran
 //	speedup      the sequential time over this one
@@ -349,6 +350,7 @@ type result struct {
 	x      *Index // dropped once checked
 	time   time.Duration
 	cpu    time.Duration // the process's CPU time during the build (0 if unknown)
+	phase2 time.Duration // the second phase's time
 	gcs    uint64        // garbage collections that ended during the build
 	spread spread
 	items  []time.Duration // each file's indexing time
@@ -486,14 +488,15 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 		s, _ := strategyNamed(name)
 		ws, sp = s.build(&builder{c: c, P: pool.Workers(), pool: pool, m: m})
 	}
+	second := time.Now()
 	x, err := c.finish(ws, each)
-	elapsed := time.Since(start)
+	elapsed, phase2 := time.Since(start), time.Since(second)
 	cpu, gcs := processCPU()-cpu0, gcCycles()-gc0
 	stop()
 	if err != nil {
 		return result{}, err
 	}
-	return result{name: name, x: x, time: elapsed, cpu: cpu, gcs: gcs, spread: sp, items: slices.Clone(c.itemTime)}, nil
+	return result{name: name, x: x, time: elapsed, cpu: cpu, phase2: phase2, gcs: gcs, spread: sp, items: slices.Clone(c.itemTime)}, nil
 }
 
 func main() {

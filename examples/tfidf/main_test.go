@@ -255,7 +255,7 @@ func TestOutput(t *testing.T) {
 	if rc := run([]string{"-dir", dir, "-strategy", "all", "-runs", "2", "-k", "3", "goroutine", "Channel"}, &out, &errb); rc != 0 {
 		t.Fatalf("-strategy all: exit %d: %s", rc, errb.String())
 	}
-	header := regexp.MustCompile(`(?m)^strategy +time +cpu +speedup +range +work +imbalance +straggler +utilization +steals +cpus$`)
+	header := regexp.MustCompile(`(?m)^strategy +time +phase2 +cpu +speedup +range +work +imbalance +straggler +utilization +steals +cpus$`)
 	if !header.MatchString(out.String()) {
 		t.Errorf("-strategy all: no table header:\n%s", out.String())
 	}
@@ -264,7 +264,7 @@ func TestOutput(t *testing.T) {
 		if name == "stealing" || name == "weighted" {
 			steals = `\d+`
 		}
-		row := regexp.MustCompile(`(?m)^` + name + ` +\S+ +\S+ +\d+\.\d\dx +\d+\.\d\d-\d+\.\d\d +\d+\.\d\d +(-|\d+\.\d\d) +\d+ +(-|\d+\.\d%) +` + steals + ` +(-|\d+\.\d\d)$`)
+		row := regexp.MustCompile(`(?m)^` + name + ` +\S+ +\S+ +\S+ +\d+\.\d\dx +\d+\.\d\d-\d+\.\d\d +\d+\.\d\d +(-|\d+\.\d\d) +\d+ +(-|\d+\.\d%) +` + steals + ` +(-|\d+\.\d\d)$`)
 		if !row.MatchString(out.String()) {
 			t.Errorf("-strategy all: no row for %s:\n%s", name, out.String())
 		}
@@ -293,7 +293,7 @@ func TestOutput(t *testing.T) {
 		t.Fatalf("-strategy largest-first,stealing: exit %d: %s", rc, errb.String())
 	}
 	for _, name := range []string{"sequential", "largest-first", "stealing"} {
-		if !regexp.MustCompile(`(?m)^` + name + ` +\S+ +\S+ +\d+\.\d\dx `).MatchString(out.String()) {
+		if !regexp.MustCompile(`(?m)^` + name + ` +\S+ +\S+ +\S+ +\d+\.\d\dx `).MatchString(out.String()) {
 			t.Errorf("-strategy largest-first,stealing: no row for %s:\n%s", name, out.String())
 		}
 	}

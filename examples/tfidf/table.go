@@ -22,6 +22,7 @@ import (
 type summary struct {
 	name        string
 	time        time.Duration
+	phase2      time.Duration
 	cpu         time.Duration // 0: unknown
 	speedup     float64       // 0: no sequential build to compare with
 	speedupLo   float64       // the least and the greatest of the rounds' ratios
@@ -40,11 +41,11 @@ func summarize(names []string, rounds [][]result) []summary {
 	seq := slices.Index(names, "sequential")
 	var out []summary
 	for i, name := range names {
-		var ts, cs, sp, wk, imb, util, strag, steals, cp []float64
+		var ts, ps, cs, sp, wk, imb, util, strag, steals, cp []float64
 		s := summary{name: name}
 		for _, round := range rounds {
 			r := round[i]
-			ts = append(ts, float64(r.time))
+			ts, ps = append(ts, float64(r.time)), append(ps, float64(r.phase2))
 			if r.cpu > 0 {
 				cs = append(cs, float64(r.cpu))
 			}
@@ -65,7 +66,7 @@ func summarize(names []string, rounds [][]result) []summary {
 			}
 			s.pool = r.spread.pool
 		}
-		s.time, s.cpu = time.Duration(stats.Median(ts)), time.Duration(medianOr0(cs))
+		s.time, s.phase2, s.cpu = time.Duration(stats.Median(ts)), time.Duration(stats.Median(ps)), time.Duration(medianOr0(cs))
 		s.speedup, s.work, s.straggler, s.cpus = medianOr0(sp), medianOr0(wk), medianOr0(strag), medianOr0(cp)
 		if len(sp) > 0 {
 			s.speedupLo, s.speedupHi = slices.Min(sp), slices.Max(sp)
@@ -98,7 +99,7 @@ func gcCycles() uint64 {
 // medians over the rounds, with the range of the paired speedups.
 func printTable(w io.Writer, runs []summary, P, rounds int) {
 	fmt.Fprintf(w, "%d workers (GOMAXPROCS=%d)\n", P, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(w, "%-13s %9s %9s %8s %11s %6s %10s %10s %12s %7s %5s\n", "strategy", "time", "cpu", "speedup", "range", "work", "imbalance", "straggler", "utilization", "steals", "cpus")
+	fmt.Fprintf(w, "%-13s %9s %9s %9s %8s %11s %6s %10s %10s %12s %7s %5s\n", "strategy", "time", "phase2", "cpu", "speedup", "range", "work", "imbalance", "straggler", "utilization", "steals", "cpus")
 	for _, r := range runs {
 		speedup, spread, work, cpu := "-", "-", "-", "-"
 		if r.speedup > 0 {
@@ -121,9 +122,9 @@ func printTable(w io.Writer, runs []summary, P, rounds int) {
 		if r.straggler > 0 {
 			strag = fmt.Sprintf("%.0f", r.straggler)
 		}
-		fmt.Fprintf(w, "%-13s %9v %9s %8s %11s %6s %10s %10s %12s %7s %5s\n", r.name, r.time.Round(time.Millisecond), cpu, speedup, spread, work, imb, strag, util, steals, fmtCPUs(r.cpus))
+		fmt.Fprintf(w, "%-13s %9v %9v %9s %8s %11s %6s %10s %10s %12s %7s %5s\n", r.name, r.time.Round(time.Millisecond), r.phase2.Round(time.Millisecond), cpu, speedup, spread, work, imb, strag, util, steals, fmtCPUs(r.cpus))
 	}
-	fmt.Fprintf(w, "(time, cpu: medians of %d round(s); speedup: the sequential build's time over the strategy's,\n"+
+	fmt.Fprintf(w, "(time, phase2, cpu: medians of %d round(s); speedup: the sequential build's time over the strategy's,\n"+
 		"work: its CPU time over the sequential build's, both the medians of the rounds' paired ratios, range: the least and greatest)\n", rounds)
 }
 
