@@ -78,3 +78,22 @@ func BenchmarkCount(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearch answers queries on the index of GOROOT/src: the
+// default query, the three of TestGorootQueries, and a query of the most
+// common words.
+func BenchmarkSearch(b *testing.B) {
+	c, err := walk(gorootSrc(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := buildWith(b, c, "sequential", nil)
+	for _, q := range []string{"goroutine channel select", "work stealing deque", "goroutine preemption signal", "escape analysis", "the func return if err nil"} {
+		terms := queryTerms(strings.Fields(q))
+		b.Run(strings.ReplaceAll(q, " ", "_"), func(b *testing.B) {
+			for b.Loop() {
+				x.Search(terms, 10)
+			}
+		})
+	}
+}

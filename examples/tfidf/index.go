@@ -11,10 +11,11 @@ import (
 // occurs in and how often, sorted by document, cut into partitions by the
 // term's hash.
 type Index struct {
-	Docs   []Doc
-	texts  int     // documents with at least one token
-	avgLen float64 // their mean length in tokens
-	parts  [partitions]partition
+	Docs    []Doc
+	texts   int       // documents with at least one token
+	avgLen  float64   // their mean length in tokens
+	lenNorm []float64 // lenNorm[d]: BM25's k1·(1 − b + b·len/avgLen) for document d
+	parts   [partitions]partition
 }
 
 // forParts runs body(q) for every partition q, in parallel or not.
@@ -59,6 +60,12 @@ func (c *corpus) finish(ws []*bins, each forParts) (*Index, error) {
 	}
 	if x.texts > 0 {
 		x.avgLen = float64(tokens) / float64(x.texts)
+	}
+	x.lenNorm = make([]float64, len(x.Docs))
+	for d, doc := range x.Docs {
+		if doc.Len > 0 {
+			x.lenNorm[d] = bm25K1 * (1 - bm25B + bm25B*float64(doc.Len)/x.avgLen)
+		}
 	}
 	return x, nil
 }

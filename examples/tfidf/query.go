@@ -107,24 +107,63 @@ func (x *Index) Search(terms []string, k int) Result {
 		df := float64(len(w.ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range w.ps {
-			if score[p.doc] == 0 {
+			if score[p.doc] == 0 { // every term adds more than 0
 				touched = append(touched, p.doc)
 			}
 			tf := float64(p.tf)
-			norm := 1 - bm25B + bm25B*float64(x.Docs[p.doc].Len)/x.avgLen
-			score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+			score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + x.lenNorm[p.doc])
 			if i < maxRanked {
 				holds[p.doc] |= 1 << i
 			}
 		}
 	}
-	hits := make([]Hit, len(touched))
-	for i, d := range touched {
-		hits[i] = Hit{Path: x.Docs[d].Path, Score: score[d], Holds: holds[d]}
+	var top worst
+	for _, d := range touched {
+		top.offer(Hit{Path: x.Docs[d].Path, Score: score[d], Holds: holds[d]}, k)
 	}
-	slices.SortFunc(hits, better)
-	r.Hits, r.Matched = hits[:min(k, len(hits))], len(hits)
+	slices.SortFunc(top, better)
+	r.Hits, r.Matched = top, len(touched)
 	return r
+}
+
+// worst is a heap of the best hits so far, the worst of them at its root,
+// so that a hit no better than the root is turned away in one comparison:
+// choosing the best k of m hits costs O(m log k).
+type worst []Hit
+
+// offer keeps h if it is among the best k seen.
+func (w *worst) offer(h Hit, k int) {
+	t := *w
+	if len(t) < k {
+		t = append(t, h)
+		for i := len(t) - 1; i > 0; { // up
+			up := (i - 1) / 2
+			if better(t[i], t[up]) <= 0 {
+				break
+			}
+			t[i], t[up] = t[up], t[i]
+			i = up
+		}
+		*w = t
+		return
+	}
+	if better(h, t[0]) >= 0 {
+		return
+	}
+	t[0] = h
+	for i := 0; ; { // down
+		worse := i
+		for _, c := range [2]int{2*i + 1, 2*i + 2} {
+			if c < len(t) && better(t[c], t[worse]) > 0 {
+				worse = c
+			}
+		}
+		if worse == i {
+			return
+		}
+		t[i], t[worse] = t[worse], t[i]
+		i = worse
+	}
 }
 
 // better orders hits: by the terms they hold, the rarest that only one of

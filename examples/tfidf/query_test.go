@@ -184,3 +184,34 @@ func TestGorootQueries(t *testing.T) {
 		}
 	}
 }
+
+// Catches: a top-k selection that loses or misorders hits: for random
+// queries on a generated corpus, the best k for every k are the first k of
+// the whole ranking, which is sorted by better.
+func TestSearchTopK(t *testing.T) {
+	dir := t.TempDir()
+	makeCorpus(t, dir, 150, 1)
+	c, err := walk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := buildWith(t, c, "sequential", nil)
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 50 {
+		var words []string
+		for range 1 + r.IntN(4) {
+			words = append(words, vocabulary[r.IntN(len(vocabulary))])
+		}
+		terms := queryTerms(words)
+		all := x.Search(terms, len(x.Docs))
+		if len(all.Hits) != all.Matched || !slices.IsSortedFunc(all.Hits, better) {
+			t.Fatalf("query %q: %d hits of %d matched, sorted %v", words, len(all.Hits), all.Matched, slices.IsSortedFunc(all.Hits, better))
+		}
+		for _, k := range []int{1, 2, 3, 7, 10, 40} {
+			got := x.Search(terms, k)
+			if want := all.Hits[:min(k, len(all.Hits))]; !slices.Equal(got.Hits, want) || got.Matched != all.Matched {
+				t.Fatalf("query %q, k = %d: %v; want %v", words, k, got.Hits, want)
+			}
+		}
+	}
+}
