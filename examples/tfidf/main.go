@@ -19,9 +19,10 @@
 // 8000 bytes is binary, as git decides: it is read (the I/O is part of the
 // work) but gives no tokens.
 //
-// By default it builds the index with parloop's default strategy, then
-// sequentially, checks that the two indexes and answers are the same, and
-// prints the parallel build's time, CPU time, imbalance and utilization,
+// It first builds the index sequentially, untimed: the reference, with
+// its answer to the query. By default it then builds the index with
+// parloop's default strategy and sequentially, timed, checks that both
+// indexes and answers are the same as the reference's, and prints the parallel build's time, CPU time, imbalance and utilization,
 // the sequential build's time and CPU time, the speedup and the work ratio
 // (the parallel build's CPU time over the sequential one's), then the
 // answer: rank, BM25 score and path (relative to -dir) of each file, with
@@ -57,9 +58,9 @@
 // inserts most terms again once per worker, and P large tables strain the
 // caches.
 //
-// Before the timed builds every file is read once, and the index built
-// once untimed, so that they all run on a warm file cache and a grown
-// heap. The collector runs at GOGC=400 unless GOGC is set.
+// Before the timed builds every file is read once, and the reference is
+// built and kept, so that they all run on a warm file cache and start from
+// the same heap. The collector runs at GOGC=400 unless GOGC is set.
 // Indexing runs under the pprof label phase=index and the query under
 // phase=query; par runs each piece under its caller's labels, so with
 // -cpuprofile, `go tool pprof -tagfocus phase=index` shows the workers'
@@ -152,8 +153,8 @@
 // # The table
 //
 // -strategy all builds the index sequentially and with every strategy,
-// checks that every index and every answer is identical to the sequential
-// ones (it exits with status 1 if one is not), and prints one line each
+// checks that every index and every answer is identical to the reference's
+// (it exits with status 1 if one is not), and prints one line each
 // (with -runs, the medians over the rounds, computed with
 // golang.org/x/exp/stats):
 //
@@ -366,17 +367,30 @@ func (o *options) main(stdout, stderr io.Writer) error {
 	defer pool.Close()
 	P := pool.Workers()
 	warm(c)
-	// One untimed build first: a process's first build grows the heap
-	// from nothing (more collections, and the kernel faulting in fresh
-	// pages), which would slow whichever timed build came first.
-	quiet := *o
-	quiet.bar = false
-	if _, err := quiet.build(c, "stealing", pool, io.Discard); err != nil {
-		return err
-	}
 
+	// The reference: an untimed sequential build, and its answer to the
+	// query. Every timed build's index and answer must be the same. Built
+	// first, it also grows the heap, which a process's first build would
+	// otherwise do (with more collections, and the kernel faulting in
+	// fresh pages) while it is timed; and its index stays alive through
+	// every timed build, so that they all start from the same heap.
 	ctx := context.Background()
 	terms := queryTerms(o.query)
+	var ref result
+	pprof.Do(ctx, pprof.Labels("phase", "index"), func(context.Context) {
+		ref, err = o.build(c, "sequential", pool, stderr)
+	})
+	if err != nil {
+		return err
+	}
+	var answer Result
+	var qtime time.Duration
+	pprof.Do(ctx, pprof.Labels("phase", "query"), func(context.Context) {
+		start := time.Now()
+		answer = ref.x.Search(terms, o.k)
+		qtime = time.Since(start)
+	})
+
 	names := o.names
 	if o.seq && !slices.Contains(names, "sequential") {
 		if o.table {
@@ -387,14 +401,9 @@ func (o *options) main(stdout, stderr io.Writer) error {
 		}
 	}
 
-	// Every build's index, and its answer to the query, must be the same
-	// as the first build's. Only the first index is kept. The strategies
-	// take turns: round r builds once with each, so that every strategy
-	// sees the same machine, and the rounds are paired.
+	// The strategies take turns: round r builds once with each, so that
+	// every strategy sees the same machine, and the rounds are paired.
 	var (
-		first  *Index
-		answer Result
-		qtime  time.Duration
 		rounds = make([][]result, o.runs) // rounds[r][i]: round r's build with names[i]
 		bad    []string
 		builds int
@@ -410,29 +419,21 @@ func (o *options) main(stdout, stderr io.Writer) error {
 			}
 			var a Result
 			pprof.Do(ctx, pprof.Labels("phase", "query"), func(context.Context) {
-				start := time.Now()
 				a = r.x.Search(terms, o.k)
-				if first == nil {
-					qtime = time.Since(start)
-				}
 			})
 			builds++
-			if first == nil {
-				first, answer = r.x, a
-			} else {
-				if d := diff(first, r.x); d != "" {
-					bad = append(bad, fmt.Sprintf("%s's index differs from %s's: %s", name, names[0], d))
-				}
-				if a.Matched != answer.Matched || !slices.Equal(a.Hits, answer.Hits) {
-					bad = append(bad, fmt.Sprintf("%s's answer differs from %s's", name, names[0]))
-				}
+			if d := diff(ref.x, r.x); d != "" {
+				bad = append(bad, fmt.Sprintf("%s's index differs from the sequential build's: %s", name, d))
+			}
+			if a.Matched != answer.Matched || !slices.Equal(a.Hits, answer.Hits) {
+				bad = append(bad, fmt.Sprintf("%s's answer differs from the sequential build's", name))
 			}
 			r.x = nil
 			rounds[rep] = append(rounds[rep], r)
 		}
 	}
 	runs := summarize(names, rounds)
-	fmt.Fprintf(stdout, "indexed %d files, %.1f MB, %d terms, under %s\n", len(c.docs), float64(c.bytes)/1e6, first.Terms(), o.dir)
+	fmt.Fprintf(stdout, "indexed %d files, %.1f MB, %d terms, under %s\n", len(c.docs), float64(c.bytes)/1e6, ref.x.Terms(), o.dir)
 
 	if o.table {
 		printTable(stdout, runs, P, o.runs)
@@ -456,8 +457,10 @@ func (o *options) main(stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if builds > 1 && len(bad) == 0 {
-		fmt.Fprintf(stdout, "the %d builds' indexes and answers are identical\n", builds)
+	if len(bad) == 0 && builds == 1 {
+		fmt.Fprintln(stdout, "the timed build's index and answer are identical to an untimed sequential build's")
+	} else if len(bad) == 0 {
+		fmt.Fprintf(stdout, "the %d timed builds' indexes and answers are identical to an untimed sequential build's\n", builds)
 	}
 
 	printAnswer(stdout, terms, answer, qtime)
