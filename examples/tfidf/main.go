@@ -1,10 +1,13 @@
-// Command tfidf indexes a source tree for TF-IDF search in parallel and
-// answers a query with the ten best files, to show how parloop balances a
-// loop whose items differ in cost by orders of magnitude.
+// Command tfidf indexes a source tree for search in parallel and answers a
+// query with the files that match it best, ranked by BM25 (a TF-IDF
+// weighting). It shows how parloop balances a loop whose items differ in
+// cost by orders of magnitude, and how to write a parallel build that does
+// no more work than the sequential one.
 //
 //	go run ./examples/tfidf                                # index $(go env GOROOT)/src, ask "goroutine channel select"
-//	go run ./examples/tfidf -dir . mutex unlock            # any directory, any query
-//	go run ./examples/tfidf -strategy all                  # every way of splitting the work, in one table
+//	go run ./examples/tfidf work stealing deque            # any query
+//	go run ./examples/tfidf -dir . mutex unlock            # any directory
+//	go run ./examples/tfidf -strategy all -runs 3          # every way of splitting the work, in one table
 //
 // # What it does
 //
@@ -14,39 +17,77 @@
 // into tokens: runs of ASCII letters, digits and underscores that start with
 // a letter, lowercased, of 2 to 40 bytes. A file with a NUL byte in its first
 // 8000 bytes is binary, as git decides: it is read (the I/O is part of the
-// work) but gives no tokens. Reading and tokenising run in parallel, each
-// worker counting into a term table of its own (term -> the files it occurs
-// in, with counts); the tables are merged at the end, with no lock
-// anywhere. The build is par.Fold: one accumulator per worker, merged when
-// every piece is done.
+// work) but gives no tokens.
 //
-// The query's words are tokenised the same way, and every file is scored in
-// parallel, again with par.Fold, each worker keeping its own top ten, merged
-// at the end. A file's score is its TF-IDF, the sum over the query terms it
-// contains of (1 + ln tf) · ln(N/df), over the square root of its length in
-// tokens (see Index.Search). Ties are broken by path, so the ranking is the
-// same on every run.
+// It first builds the index sequentially, untimed: the reference, with
+// its answer to the query. By default it then builds the index with
+// parloop's default strategy and sequentially, timed, checks that both
+// indexes and answers are the same as the reference's, and prints the parallel build's time, CPU time, imbalance and utilization,
+// the sequential build's time and CPU time, the speedup and the work ratio
+// (the parallel build's CPU time over the sequential one's), then the
+// answer: rank, BM25 score and path (relative to -dir) of each file, with
+// the query terms it holds.
 //
-// Before the timed builds every file is read once, so that they all run on
-// a warm file cache. The collector runs at GOGC=400 unless GOGC is set.
+// # The build
+//
+// The index is built in two phases, each in parallel, that share no table
+// and merge none:
+//
+//  1. Read and count: par.Fold over the files. A worker reads a file,
+//     counts its terms in a small table of its own (the file's distinct
+//     terms and how often each occurs: it stays in cache, and most tokens
+//     repeat a term the file has already used), then appends a record per
+//     distinct term (document, count, hash, the term) to one of 256 bins of
+//     its own, chosen by the top bits of the term's hash: the term's
+//     partition.
+//  2. Build the partitions: par.For over the 256 partitions. Partition q is
+//     built from every worker's bin q, read in document order: its terms
+//     get their ids in order of first appearance, and each term's postings
+//     (document and count) come out sorted by document, in one array for
+//     the partition. A partition's thousand or so terms fit in a core's
+//     cache while it is built.
+//
+// A worker's bins are written by that worker alone and read, once every file
+// is done, by the goroutines that build the partitions, each partition by
+// one; so no two goroutines ever touch the same data at once, and the par
+// calls' ends order the phases. The sequential build runs the same two
+// phases on one goroutine: the parallel build adds no work but the par
+// calls' own, and every build gives the same index, byte for byte. The
+// obvious parallel form, a term table per worker merged at the end, does
+// more: every worker's table holds most of the vocabulary, so the merge
+// inserts most terms again once per worker, and P large tables strain the
+// caches.
+//
+// Before the timed builds every file is read once, and the reference is
+// built and kept, so that they all run on a warm file cache and start from
+// the same heap. The collector runs at GOGC=400 unless GOGC is set.
 // Indexing runs under the pprof label phase=index and the query under
 // phase=query; par runs each piece under its caller's labels, so with
 // -cpuprofile, `go tool pprof -tagfocus phase=index` shows the workers'
 // samples as well as the caller's.
 //
-// By default it builds the index with parloop's default strategy, then
-// sequentially, checks that the two indexes and answers are the same, and
-// prints the parallel build's time, imbalance and utilization, the
-// sequential time and the speedup, then the answer: rank, score and path
-// (relative to -dir) of each file.
+// # Ranking
+//
+// A file's score for a query is BM25 with Lucene's defaults (k1 = 1.2,
+// b = 0.75): the sum over the query terms it holds of the term's rarity
+// (idf) times its count in the file, the count's weight saturating as it
+// grows and discounted for a long file (see Index.Search for the formula).
+// Files are ranked first by the query terms they hold, the rarest
+// deciding: the first file holds the rarest query term that any file
+// holds, and with it the next rarest that any such file holds, and so on;
+// files holding the same terms are ranked by score, then by path, so the
+// ranking is the same on every run and every build. Each answer line shows
+// the terms the file holds. A query reads only its terms' postings, on the
+// calling goroutine: well under a millisecond on GOROOT/src.
 //
 // # Flags
 //
 //	-dir DIR          the directory to index (default $(go env GOROOT)/src)
 //	-strategy LIST    how to split the indexing: static, dynamic, semaphore,
-//	                  stealing (the default), weighted, largest-first, or
-//	                  all (the first five); a comma-separated list of them
-//	                  prints the table below for those
+//	                  stealing (the default), weighted, largest-first,
+//	                  sequential (that build only), or all (the first five);
+//	                  a comma-separated list of them prints the table below
+//	                  for those
 //	-seq              also build the index sequentially, check that it is the
 //	                  same, and print the speedup (default true)
 //	-k N              how many files to print (default 10)
@@ -54,13 +95,14 @@
 //	                  strategies taking turns: round r builds once with
 //	                  each, so that all of them see the same machine. The
 //	                  table gives the medians over the rounds, the speedup
-//	                  being the median of the rounds' paired ratios (round
-//	                  r's sequential time over round r's time); with N > 1
-//	                  every build's wall time, CPU time and count of
-//	                  garbage collections follow, a line per round, for
-//	                  A/B comparisons on a machine shared with other work
-//	                  (a build that a collection fell into is slower by
-//	                  more than the noise)
+//	                  and the work being the medians of the rounds' paired
+//	                  ratios (round r's sequential time over round r's time;
+//	                  round r's CPU time over round r's sequential CPU
+//	                  time); with N > 1 every build's wall time, CPU time
+//	                  and count of garbage collections follow, a line per
+//	                  round, for A/B comparisons on a machine shared with
+//	                  other work (a build that a collection fell into is
+//	                  slower by more than the noise)
 //	-stats            print the pool's counters (Pool.Stats: per worker
 //	                  pieces, steals, splits, busy and idle time) after
 //	                  each of parloop's builds
@@ -74,13 +116,14 @@
 //
 // # Strategies
 //
-// Each is written the way one would write it by hand, with P =
-// GOMAXPROCS:
+// The strategies differ in how the first phase splits the files; the second
+// phase is par.For over the partitions for all of them. Each is written the
+// way one would write it by hand, with P = GOMAXPROCS:
 //
 //	static     P goroutines, each given an equal share of the files by count
 //	dynamic    P goroutines taking chunks of 16 files from a shared atomic counter
 //	semaphore  a goroutine per file, with a semaphore of P around its read and
-//	           tokenise (the semaphore is a channel of P term tables)
+//	           count (the semaphore is a channel of P workers' bins)
 //	stealing   parloop's default: par.Fold over the files, on a pool of P
 //	weighted   parloop told each file's cost, its size: par.Fold with
 //	           par.Weighted(sizes), so pieces are cut at equal bytes, not files
@@ -94,19 +137,12 @@
 // weighted keeps the files in the walk's order. Largest first is the
 // textbook order for a list scheduler (the last pieces are the smallest),
 // but with stealing the last pieces are small anyway, and the sorted order
-// costs work of its own: every worker's postings come out of document
-// order, so the build sorts them before it is done, and the files are read
-// out of directory order. Compare them with
+// costs work of its own: the files are read out of directory order, and a
+// worker's files are rarely consecutive, so its bins hold a run of records
+// per file, which the second phase reads one by one. Compare them with
 // -strategy weighted,largest-first -runs 5: the CPU times per round show
-// what the order costs whatever else the machine runs (a parloop
-// build's CPU time also counts a worker's spinning while it looks for
-// work). On 2026-11-26, on a 2-core machine so busy with other work that
-// the wall times said nothing (the builds got 0.2 to 0.8 CPUs), over 6
-// rounds in 2 processes, largest-first took 1.16× weighted's CPU time on
-// GOROOT/src (1.11× to 1.23×) and 1.20× on the whole GOROOT (0.94× to
-// 1.40×), while weighted took 0.97× stealing's (0.70× to 1.02×) and 0.91×
-// (0.71× to 1.18×): the weights cost nothing, the order costs about a
-// sixth more work.
+// what the order costs whatever else the machine runs (a parloop build's
+// CPU time also counts a worker's spinning while it looks for work).
 //
 // The sizes are good weights but not exact ones: in $(go env GOROOT)/src
 // the binary files (race detector and BoringCrypto .syso objects, test
@@ -117,50 +153,54 @@
 // # The table
 //
 // -strategy all builds the index sequentially and with every strategy,
-// checks that every index and every answer is identical to the sequential
-// ones (it exits with status 1 if one is not), and prints one line each
+// checks that every index and every answer is identical to the reference's
+// (it exits with status 1 if one is not), and prints one line each
 // (with -runs, the medians over the rounds, computed with
 // golang.org/x/exp/stats):
 //
-//	time         the whole build: read, tokenise, merge and sort the postings
+//	time         the whole build, both phases
+//	phase2       the second phase's time (building the partitions)
+//	cpu          the process's CPU time during the build: the work done,
+//	             whatever else the machine ran
 //	speedup      the sequential time over this one
+//	range        the least and the greatest of the rounds' speedups
+//	work         this build's CPU time over the sequential build's: what
+//	             the parallel form costs beyond the sequential form's work
+//	             (the split, the workers' search for work, and the same
+//	             work running slower beside itself on a shared cache and
+//	             memory)
 //	imbalance    the longest busy time of a worker over the mean: 1.00 is
 //	             perfect, 1.5 means the busiest worker worked 50% longer than
 //	             the average, and the others waited for it at the end
-//	straggler    the slowest file over the median file: how skewed the items
+//	skew         the slowest file over the median file: how skewed the items
 //	             are (the same corpus, so much the same for every strategy)
 //	utilization  the workers' busy time over P × the wall time of the
-//	             parallel part: the share of the CPUs it used
+//	             first phase: the share of the CPUs it used
 //	steals       pieces of work that parloop's workers stole from each other
 //	             (from Pool.Stats); "-" for the hand-written strategies
-//	cpus         the process's CPU time during the build over its wall
-//	             time: the CPUs it got. Well below P for a parallel build
-//	             (or below 1 for the sequential one), the machine was busy
-//	             with other work and the times are not worth comparing
+//	cpus         the CPU time over the wall time: the CPUs it got. Well
+//	             below P for a parallel build (or below 1 for the
+//	             sequential one), the machine was busy with other work and
+//	             the times are not worth comparing
 //
-// Imbalance and utilization are of the parallel part, where the files are
+// Imbalance and utilization are of the first phase, where the files are
 // read and tokenised. For the hand-written strategies a worker's busy time
 // is the time it spent indexing files, measured around each file, and the
 // wall time runs to the end of the last worker; for parloop both come from
-// the pool's own counters over the par.Fold call, its merge included
-// (Pool.Stats, after Pool.ResetStats), in which the calling goroutine is
-// one of the P workers. Every strategy merges the workers' tables the same
-// way (par.For over the tables' 64 shards), so they differ only in how they
-// split the files.
+// the pool's own counters over the par.Fold call (Pool.Stats, after
+// Pool.ResetStats), in which the calling goroutine is one of the P workers.
 //
 // Static chunks by count put the large files wherever they happen to fall:
 // unless the work happens to split evenly by count, one goroutine works
 // long after the others are done. In $(go env GOROOT)/src at 2 workers it
-// nearly does (imbalance 1.04 to 1.05, utilization 95.1% to 95.6% in three
-// quiet runs); in the whole GOROOT (-dir $(go env GOROOT)), whose walk
+// nearly does; in the whole GOROOT (-dir $(go env GOROOT)), whose walk
 // puts the compiled tools and packages of pkg/ in the first half and the
-// many small files of test/ in the second, static came out at imbalance
-// 1.10 to 1.19 and utilization 84% to 90% in four runs (8 builds) on a busy machine,
-// where parloop's strategies stayed at 1.00 and 99%. Dynamic chunks and the semaphore balance better but pay per
-// chunk or per goroutine, and a large file late in the order still ends
-// the build alone; parloop splits the range only when a worker is idle, and
-// with par.Weighted cuts it at equal bytes. On a machine shared with other
-// work, every figure is noisy: use -runs.
+// many small files of test/ in the second, it does not. Dynamic chunks and
+// the semaphore balance better but pay per chunk or per goroutine, and a
+// large file late in the order still ends the build alone; parloop splits
+// the range only when a worker is idle, and with par.Weighted cuts it at
+// equal bytes. On a machine shared with other work, every figure is noisy:
+// use -runs.
 package main
 
 import (
@@ -230,7 +270,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			}
 			continue
 		}
-		if _, ok := strategyNamed(name); !ok {
+		if _, ok := strategyNamed(name); !ok && name != "sequential" {
 			return nil, fmt.Errorf("-strategy %s: want a comma-separated list of %s, or all", name, strategyList())
 		}
 		if !slices.Contains(o.names, name) {
@@ -312,6 +352,7 @@ type result struct {
 	x      *Index // dropped once checked
 	time   time.Duration
 	cpu    time.Duration // the process's CPU time during the build (0 if unknown)
+	phase2 time.Duration // the second phase's time
 	gcs    uint64        // garbage collections that ended during the build
 	spread spread
 	items  []time.Duration // each file's indexing time
@@ -327,28 +368,45 @@ func (o *options) main(stdout, stderr io.Writer) error {
 	P := pool.Workers()
 	warm(c)
 
+	// The reference: an untimed sequential build, and its answer to the
+	// query. Every timed build's index and answer must be the same. Built
+	// first, it also grows the heap, which a process's first build would
+	// otherwise do (with more collections, and the kernel faulting in
+	// fresh pages) while it is timed; and its index stays alive through
+	// every timed build, so that they all start from the same heap.
 	ctx := context.Background()
 	terms := queryTerms(o.query)
+	var ref result
+	pprof.Do(ctx, pprof.Labels("phase", "index"), func(context.Context) {
+		ref, err = o.build(c, "sequential", pool, stderr)
+	})
+	if err != nil {
+		return err
+	}
+	var answer Result
+	var qtime time.Duration
+	pprof.Do(ctx, pprof.Labels("phase", "query"), func(context.Context) {
+		start := time.Now()
+		answer = ref.x.Search(terms, o.k)
+		qtime = time.Since(start)
+	})
+
 	names := o.names
-	if o.table && o.seq {
-		names = append([]string{"sequential"}, names...)
-	} else if o.seq {
-		// The parallel build first, as the command's answer.
-		names = append(names, "sequential")
+	if o.seq && !slices.Contains(names, "sequential") {
+		if o.table {
+			names = append([]string{"sequential"}, names...)
+		} else {
+			// The parallel build first, as the command's answer.
+			names = append(names, "sequential")
+		}
 	}
 
-	// Every build's index, and its answer to the query, must be the same
-	// as the first build's. Only the first index is kept. The strategies
-	// take turns: round r builds once with each, so that every strategy
-	// sees the same machine, and the rounds are paired.
+	// The strategies take turns: round r builds once with each, so that
+	// every strategy sees the same machine, and the rounds are paired.
 	var (
-		first   *Index
-		hits    []Hit
-		matched int
-		qtime   time.Duration
-		rounds  = make([][]result, o.runs) // rounds[r][i]: round r's build with names[i]
-		bad     []string
-		builds  int
+		rounds = make([][]result, o.runs) // rounds[r][i]: round r's build with names[i]
+		bad    []string
+		builds int
 	)
 	for rep := range o.runs {
 		for _, name := range names {
@@ -359,42 +417,34 @@ func (o *options) main(stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			var h []Hit
-			var m int
+			var a Result
 			pprof.Do(ctx, pprof.Labels("phase", "query"), func(context.Context) {
-				start := time.Now()
-				h, m = r.x.Search(terms, o.k, par.On(pool))
-				if first == nil {
-					qtime = time.Since(start)
-				}
+				a = r.x.Search(terms, o.k)
 			})
 			builds++
-			if first == nil {
-				first, hits, matched = r.x, h, m
-			} else {
-				if d := diff(first, r.x); d != "" {
-					bad = append(bad, fmt.Sprintf("%s's index differs from %s's: %s", name, names[0], d))
-				}
-				if m != matched || !slices.Equal(h, hits) {
-					bad = append(bad, fmt.Sprintf("%s's answer differs from %s's", name, names[0]))
-				}
+			if d := diff(ref.x, r.x); d != "" {
+				bad = append(bad, fmt.Sprintf("%s's index differs from the sequential build's: %s", name, d))
+			}
+			if a.Matched != answer.Matched || !slices.Equal(a.Hits, answer.Hits) {
+				bad = append(bad, fmt.Sprintf("%s's answer differs from the sequential build's", name))
 			}
 			r.x = nil
 			rounds[rep] = append(rounds[rep], r)
 		}
 	}
 	runs := summarize(names, rounds)
-	fmt.Fprintf(stdout, "indexed %d files, %.1f MB, %d terms, under %s\n", len(c.docs), float64(c.bytes)/1e6, first.Terms(), o.dir)
+	fmt.Fprintf(stdout, "indexed %d files, %.1f MB, %d terms, under %s\n", len(c.docs), float64(c.bytes)/1e6, ref.x.Terms(), o.dir)
 
 	if o.table {
-		printTable(stdout, runs, P)
+		printTable(stdout, runs, P, o.runs)
+	} else if r := runs[0]; r.name == "sequential" {
+		fmt.Fprintf(stdout, "sequential: %v, CPU %v (%s CPUs)\n", r.time.Round(time.Millisecond), r.cpu.Round(time.Millisecond), fmtCPUs(r.cpus))
 	} else {
-		r := runs[0]
 		s, _ := strategyNamed(r.name)
-		fmt.Fprintf(stdout, "%s (%s): %v on %d workers (%s CPUs), imbalance %.2f, utilization %.0f%%\n", r.name, s.about, r.time.Round(time.Millisecond), P, fmtCPUs(r.cpus), r.imbalance, 100*r.utilization)
+		fmt.Fprintf(stdout, "%s (%s): %v on %d workers, CPU %v (%s CPUs), imbalance %.2f, utilization %.0f%%\n", r.name, s.about, r.time.Round(time.Millisecond), P, r.cpu.Round(time.Millisecond), fmtCPUs(r.cpus), r.imbalance, 100*r.utilization)
 		if len(runs) > 1 && runs[1].name == "sequential" {
 			seq := runs[1]
-			fmt.Fprintf(stdout, "sequential: %v (%s CPUs), speedup %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), fmtCPUs(seq.cpus), r.speedup, runtime.GOMAXPROCS(0))
+			fmt.Fprintf(stdout, "sequential: %v, CPU %v (%s CPUs); speedup %.2fx, work %.2fx (GOMAXPROCS=%d)\n", seq.time.Round(time.Millisecond), seq.cpu.Round(time.Millisecond), fmtCPUs(seq.cpus), r.speedup, r.work, runtime.GOMAXPROCS(0))
 		}
 	}
 	if o.runs > 1 {
@@ -407,14 +457,13 @@ func (o *options) main(stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if builds > 1 && len(bad) == 0 {
-		fmt.Fprintf(stdout, "the %d builds' indexes and answers are identical\n", builds)
+	if len(bad) == 0 && builds == 1 {
+		fmt.Fprintln(stdout, "the timed build's index and answer are identical to an untimed sequential build's")
+	} else if len(bad) == 0 {
+		fmt.Fprintf(stdout, "the %d timed builds' indexes and answers are identical to an untimed sequential build's\n", builds)
 	}
 
-	fmt.Fprintf(stdout, "\ntop %d of %d matching files for %q (%v):\n", len(hits), matched, strings.Join(terms, " "), qtime.Round(time.Microsecond))
-	for i, h := range hits {
-		fmt.Fprintf(stdout, "%3d  %8.4f  %s\n", i+1, h.Score, h.Path)
-	}
+	printAnswer(stdout, terms, answer, qtime)
 	if len(bad) > 0 {
 		return fmt.Errorf("%w:\n%s", errMismatch, strings.Join(bad, "\n"))
 	}
@@ -440,39 +489,51 @@ func (o *options) build(c *corpus, name string, pool *par.Pool, stderr io.Writer
 	}
 	cpu0, gc0 := processCPU(), gcCycles()
 	start := time.Now()
-	var t *table
+	var ws []*bins
 	var sp spread
 	each := onPool(pool)
 	if name == "sequential" {
-		t = buildSequential(c, m)
-		sp = handSpread([]time.Duration{t.busy}, time.Since(start))
+		b := buildSequential(c, m)
+		ws, sp = []*bins{b}, handSpread([]time.Duration{b.busy}, time.Since(start))
 		each = sequentially
 	} else {
 		s, _ := strategyNamed(name)
-		t, sp = s.build(&builder{c: c, P: pool.Workers(), pool: pool, m: m})
+		ws, sp = s.build(&builder{c: c, P: pool.Workers(), pool: pool, m: m})
 	}
-	f0 := time.Now()
-	x, err := c.finish(t, each)
-	if os.Getenv("TFIDF_FINISH") != "" {
-		fmt.Fprintf(stderr, "finish %s: %v of %v\n", name, time.Since(f0), time.Since(start))
-	}
-	elapsed := time.Since(start)
+	second := time.Now()
+	x, err := c.finish(ws, each)
+	elapsed, phase2 := time.Since(start), time.Since(second)
 	cpu, gcs := processCPU()-cpu0, gcCycles()-gc0
 	stop()
 	if err != nil {
 		return result{}, err
 	}
-	return result{name: name, x: x, time: elapsed, cpu: cpu, gcs: gcs, spread: sp, items: slices.Clone(c.itemTime)}, nil
+	return result{name: name, x: x, time: elapsed, cpu: cpu, phase2: phase2, gcs: gcs, spread: sp, items: slices.Clone(c.itemTime)}, nil
 }
 
 func main() {
 	if os.Getenv("GOGC") == "" {
-		// The index grows in small steps (new terms, longer postings)
-		// to about 60 MB; like a batch job, let the heap grow fourfold
-		// between collections rather than twofold. Every build gains,
-		// the parallel ones most: the sequential build's collector runs
-		// on the otherwise idle CPUs.
+		// A build allocates about 150 MB, most of it the bins of its
+		// first phase; like a batch job, let the heap grow fourfold
+		// between collections rather than twofold.
 		debug.SetGCPercent(400)
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// printAnswer prints the answer to the query: a line per file, its rank,
+// BM25 score and path, then, for a query of several terms, the terms it
+// holds (which rank it first: see Index.Search).
+func printAnswer(w io.Writer, terms []string, a Result, took time.Duration) {
+	fmt.Fprintf(w, "\ntop %d of %d matching files for %q (%v):\n", len(a.Hits), a.Matched, strings.Join(terms, " "), took.Round(time.Microsecond))
+	if len(a.Missing) > 0 {
+		fmt.Fprintf(w, "no file holds %s\n", strings.Join(a.Missing, ", "))
+	}
+	for i, h := range a.Hits {
+		held := ""
+		if len(terms) > 1 {
+			held = "  [" + strings.Join(a.heldTerms(h), " ") + "]"
+		}
+		fmt.Fprintf(w, "%3d  %8.4f  %s%s\n", i+1, h.Score, h.Path, held)
+	}
 }

@@ -11,13 +11,16 @@ import (
 	"golang.org/x/exp/stats"
 )
 
-// A strategy builds the term table of a corpus in parallel, from per-worker
-// tables merged at the end, and reports how the work was spread.
+// A strategy runs the first phase of a build in parallel: it reads and
+// tokenises every file of the corpus into per-worker bins, and reports how
+// the work was spread. The second phase is the same for every strategy
+// (par.For over the partitions), so that they differ only in how they
+// split the files.
 type strategy struct {
 	name  string
 	about string
 	inAll bool // one of -strategy all's
-	build func(b *builder) (*table, spread)
+	build func(b *builder) ([]*bins, spread)
 }
 
 // builder is what a build runs with.
@@ -28,9 +31,9 @@ type builder struct {
 	m    *meter    // progress, for the bar
 }
 
-// spread is how evenly a build kept its workers busy while it read and
-// tokenised: for the hand-written strategies up to the last worker's end,
-// for parloop's the whole par.Fold call (its merge included).
+// spread is how evenly a build kept its workers busy in the first phase,
+// while they read and tokenised: for the hand-written strategies up to the
+// last worker's end, for parloop's over the par.Fold call.
 type spread struct {
 	imbalance   float64 // max over mean of the workers' busy time
 	utilization float64 // sum of busy time over P times the wall time
@@ -69,14 +72,15 @@ func strategyNamed(name string) (strategy, bool) {
 	return strategy{}, false
 }
 
-// buildSequential indexes every file in order on the calling goroutine.
-func buildSequential(c *corpus, m *meter) *table {
-	t := newTable()
+// buildSequential reads and tokenises every file in order on the calling
+// goroutine, into one set of bins.
+func buildSequential(c *corpus, m *meter) *bins {
+	b := newBins()
 	for i := range c.docs {
-		c.indexFile(t, i, m)
+		c.indexFile(b, i, m)
 		m.files.Add(1)
 	}
-	return t
+	return b
 }
 
 // handSpread measures a hand-written build: busy[w] is the time worker w
@@ -101,60 +105,50 @@ func handSpread(busy []time.Duration, wall time.Duration) spread {
 	return s
 }
 
-// merge is how every strategy merges two workers' tables: shard by shard,
-// with par.For over the shards on the builder's pool. It is the same for
-// all, so that they differ only in how they split the files.
-func (b *builder) merge(x, y *table) *table { return merger(onPool(b.pool))(x, y) }
-
-// mergeTables merges the workers' tables, after reading their busy times.
-func (b *builder) mergeTables(tabs []*table) (*table, []time.Duration) {
-	busy := make([]time.Duration, len(tabs))
-	for w, t := range tabs {
-		busy[w] = t.busy
+// handBuilt measures a hand-written build's workers' bins, the first
+// phase having taken wall.
+func handBuilt(ws []*bins, wall time.Duration) ([]*bins, spread) {
+	busy := make([]time.Duration, len(ws))
+	for w, b := range ws {
+		busy[w] = b.busy
 	}
-	t := tabs[0]
-	for _, u := range tabs[1:] {
-		t = b.merge(t, u)
-	}
-	return t, busy
+	return ws, handSpread(busy, wall)
 }
 
 // buildStatic splits the files into P chunks of equal count, one goroutine
 // each: the files' sizes, and so their costs, are ignored.
-func buildStatic(b *builder) (*table, spread) {
+func buildStatic(b *builder) ([]*bins, spread) {
 	start := time.Now()
 	n, c := len(b.c.docs), b.c
 	chunk := (n + b.P - 1) / b.P
-	tabs := make([]*table, b.P)
+	ws := make([]*bins, b.P)
 	var wg sync.WaitGroup
-	for w := range tabs {
-		t := newTable()
-		tabs[w] = t
+	for w := range ws {
+		bw := newBins()
+		ws[w] = bw
 		lo, hi := min(w*chunk, n), min((w+1)*chunk, n)
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				c.indexFile(t, i, b.m)
+				c.indexFile(bw, i, b.m)
 				b.m.files.Add(1)
 			}
 		})
 	}
 	wg.Wait()
-	wall := time.Since(start)
-	t, busy := b.mergeTables(tabs)
-	return t, handSpread(busy, wall)
+	return handBuilt(ws, time.Since(start))
 }
 
 // buildDynamic runs P goroutines that take dynamicChunk files at a time
 // from a shared atomic counter until none are left.
-func buildDynamic(b *builder) (*table, spread) {
+func buildDynamic(b *builder) ([]*bins, spread) {
 	start := time.Now()
 	n, c := len(b.c.docs), b.c
 	var next atomic.Int64
-	tabs := make([]*table, b.P)
+	ws := make([]*bins, b.P)
 	var wg sync.WaitGroup
-	for w := range tabs {
-		t := newTable()
-		tabs[w] = t
+	for w := range ws {
+		bw := newBins()
+		ws[w] = bw
 		wg.Go(func() {
 			for {
 				lo := int(next.Add(dynamicChunk)) - dynamicChunk
@@ -162,55 +156,52 @@ func buildDynamic(b *builder) (*table, spread) {
 					return
 				}
 				for i := lo; i < min(lo+dynamicChunk, n); i++ {
-					c.indexFile(t, i, b.m)
+					c.indexFile(bw, i, b.m)
 					b.m.files.Add(1)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	wall := time.Since(start)
-	t, busy := b.mergeTables(tabs)
-	return t, handSpread(busy, wall)
+	return handBuilt(ws, time.Since(start))
 }
 
 // buildSemaphore starts a goroutine per file, at most P at a time: the
-// semaphore is a channel of P term tables, so a goroutine holds one while it
-// reads and tokenises its file, and no table is used by two at once.
-func buildSemaphore(b *builder) (*table, spread) {
+// semaphore is a channel of P workers' bins, so a goroutine holds one
+// while it reads and tokenises its file, and no bins are used by two at
+// once.
+func buildSemaphore(b *builder) ([]*bins, spread) {
 	start := time.Now()
 	c := b.c
-	sem := make(chan *table, b.P)
+	sem := make(chan *bins, b.P)
 	for range b.P {
-		sem <- newTable()
+		sem <- newBins()
 	}
 	var wg sync.WaitGroup
 	for i := range c.docs {
-		t := <-sem
+		bw := <-sem
 		wg.Go(func() {
-			c.indexFile(t, i, b.m)
+			c.indexFile(bw, i, b.m)
 			b.m.files.Add(1)
-			sem <- t
+			sem <- bw
 		})
 	}
 	wg.Wait()
 	close(sem)
-	var tabs []*table
-	for t := range sem {
-		tabs = append(tabs, t)
+	var ws []*bins
+	for bw := range sem {
+		ws = append(ws, bw)
 	}
-	wall := time.Since(start)
-	t, busy := b.mergeTables(tabs)
-	return t, handSpread(busy, wall)
+	return handBuilt(ws, time.Since(start))
 }
 
-// buildStealing is parloop's default: par.Fold over the files, one table
-// per worker, merged at the end.
-func buildStealing(b *builder) (*table, spread) {
+// buildStealing is parloop's default: par.Fold over the files, bins of
+// its own for each worker.
+func buildStealing(b *builder) ([]*bins, spread) {
 	c := b.c
-	return b.fold(func(t **table, lo, hi int) {
+	return b.fold(func(bw *bins, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			c.indexFile(*t, i, b.m)
+			c.indexFile(bw, i, b.m)
 		}
 	})
 }
@@ -218,11 +209,11 @@ func buildStealing(b *builder) (*table, spread) {
 // buildWeighted is parloop told each file's expected cost, its size:
 // par.Fold over the files in order with par.Weighted(sizes), so that the
 // pieces are cut at equal bytes rather than equal counts of files.
-func buildWeighted(b *builder) (*table, spread) {
+func buildWeighted(b *builder) ([]*bins, spread) {
 	c := b.c
-	return b.fold(func(t **table, lo, hi int) {
+	return b.fold(func(bw *bins, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			c.indexFile(*t, i, b.m)
+			c.indexFile(bw, i, b.m)
 		}
 	}, par.Weighted(c.sizes))
 }
@@ -231,24 +222,30 @@ func buildWeighted(b *builder) (*table, spread) {
 // words it: by file size, largest first. par.Fold runs over the files
 // sorted by decreasing size (c.bySize), with their sizes in that order as
 // weights, so that the last pieces to run are the smallest files. The
-// index is the same: a document keeps its number, and finish sorts the
-// postings, which now come out of document order. It is not in -strategy
-// all: it costs more than it balances (see the package documentation).
-func buildLargestFirst(b *builder) (*table, spread) {
+// index is the same: a document keeps its number; but the files are read
+// out of directory order, and a worker's documents are rarely consecutive,
+// so its bins hold a run per file. It is not in -strategy all: it costs
+// more than it balances (see the package documentation).
+func buildLargestFirst(b *builder) ([]*bins, spread) {
 	c := b.c
-	return b.fold(func(t **table, lo, hi int) {
+	return b.fold(func(bw *bins, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			c.indexFile(*t, int(c.bySize[k]), b.m)
+			c.indexFile(bw, int(c.bySize[k]), b.m)
 		}
 	}, par.Weighted(c.bySizeWeights))
 }
 
 // fold runs body over the files with par.Fold on the builder's pool, with
-// opts besides, and takes the spread from the pool's counters.
-func (b *builder) fold(body func(t **table, lo, hi int), opts ...par.Option) (*table, spread) {
+// opts besides, each worker with bins of its own (the fold's merge only
+// collects them), and takes the spread from the pool's counters.
+func (b *builder) fold(body func(bw *bins, lo, hi int), opts ...par.Option) ([]*bins, spread) {
 	b.pool.ResetStats()
 	opts = append(opts, par.On(b.pool), par.Track(&b.m.prog))
-	t := par.Fold(len(b.c.docs), newTable, body, b.merge, opts...)
+	ws := par.Fold(len(b.c.docs),
+		func() []*bins { return []*bins{newBins()} },
+		func(acc *[]*bins, lo, hi int) { body((*acc)[0], lo, hi) },
+		func(x, y []*bins) []*bins { return append(x, y...) },
+		opts...)
 	st := b.pool.Stats()
-	return t, spread{imbalance: st.Imbalance, utilization: st.Utilization, steals: st.Total().Steals, pool: st.String()}
+	return ws, spread{imbalance: st.Imbalance, utilization: st.Utilization, steals: st.Total().Steals, pool: st.String()}
 }

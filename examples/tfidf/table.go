@@ -16,15 +16,21 @@ import (
 // medians and the per-round times.
 
 // summary is a strategy's figures over the rounds: the median of each
-// (golang.org/x/exp/stats), the speedup being the median of the rounds'
-// paired ratios (round r's sequential time over round r's time).
+// (golang.org/x/exp/stats), the speedup and the work being the medians of
+// the rounds' paired ratios (round r's sequential time over round r's
+// time; round r's CPU time over round r's sequential CPU time).
 type summary struct {
 	name        string
 	time        time.Duration
-	speedup     float64 // 0: no sequential build to compare with
+	phase2      time.Duration
+	cpu         time.Duration // 0: unknown
+	speedup     float64       // 0: no sequential build to compare with
+	speedupLo   float64       // the least and the greatest of the rounds' ratios
+	speedupHi   float64
+	work        float64 // 0: no sequential build, or no CPU time
 	imbalance   float64
 	utilization float64
-	straggler   float64 // 0: unknown
+	skew        float64 // 0: unknown
 	steals      float64 // -1 for the hand-written strategies
 	cpus        float64 // 0: unknown
 	pool        string  // the last round's Pool.Stats, rendered; "" for the others
@@ -35,17 +41,23 @@ func summarize(names []string, rounds [][]result) []summary {
 	seq := slices.Index(names, "sequential")
 	var out []summary
 	for i, name := range names {
-		var ts, sp, imb, util, strag, steals, cp []float64
+		var ts, ps, cs, sp, wk, imb, util, strag, steals, cp []float64
 		s := summary{name: name}
 		for _, round := range rounds {
 			r := round[i]
-			ts = append(ts, float64(r.time))
+			ts, ps = append(ts, float64(r.time)), append(ps, float64(r.phase2))
+			if r.cpu > 0 {
+				cs = append(cs, float64(r.cpu))
+			}
 			if seq >= 0 && r.time > 0 {
 				sp = append(sp, float64(round[seq].time)/float64(r.time))
 			}
+			if seq >= 0 && r.cpu > 0 && round[seq].cpu > 0 {
+				wk = append(wk, float64(r.cpu)/float64(round[seq].cpu))
+			}
 			imb = append(imb, r.spread.imbalance)
 			util = append(util, r.spread.utilization)
-			if st := straggler(r.items); st > 0 {
+			if st := itemSkew(r.items); st > 0 {
 				strag = append(strag, st)
 			}
 			steals = append(steals, float64(r.spread.steals))
@@ -54,8 +66,11 @@ func summarize(names []string, rounds [][]result) []summary {
 			}
 			s.pool = r.spread.pool
 		}
-		s.time = time.Duration(stats.Median(ts))
-		s.speedup, s.straggler, s.cpus = medianOr0(sp), medianOr0(strag), medianOr0(cp)
+		s.time, s.phase2, s.cpu = time.Duration(stats.Median(ts)), time.Duration(stats.Median(ps)), time.Duration(medianOr0(cs))
+		s.speedup, s.work, s.skew, s.cpus = medianOr0(sp), medianOr0(wk), medianOr0(strag), medianOr0(cp)
+		if len(sp) > 0 {
+			s.speedupLo, s.speedupHi = slices.Min(sp), slices.Max(sp)
+		}
 		s.imbalance, s.utilization, s.steals = stats.Median(imb), stats.Median(util), stats.Median(steals)
 		out = append(out, s)
 	}
@@ -81,14 +96,21 @@ func gcCycles() uint64 {
 }
 
 // printTable prints -strategy all's table: one line per strategy, the
-// medians over the rounds.
-func printTable(w io.Writer, runs []summary, P int) {
+// medians over the rounds, with the range of the paired speedups.
+func printTable(w io.Writer, runs []summary, P, rounds int) {
 	fmt.Fprintf(w, "%d workers (GOMAXPROCS=%d)\n", P, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(w, "%-13s %9s %8s %10s %10s %12s %7s %5s\n", "strategy", "time", "speedup", "imbalance", "straggler", "utilization", "steals", "cpus")
+	fmt.Fprintf(w, "%-13s %9s %9s %9s %8s %11s %6s %10s %10s %12s %7s %5s\n", "strategy", "time", "phase2", "cpu", "speedup", "range", "work", "imbalance", "skew", "utilization", "steals", "cpus")
 	for _, r := range runs {
-		speedup := "-"
+		speedup, spread, work, cpu := "-", "-", "-", "-"
 		if r.speedup > 0 {
 			speedup = fmt.Sprintf("%.2fx", r.speedup)
+			spread = fmt.Sprintf("%.2f-%.2f", r.speedupLo, r.speedupHi)
+		}
+		if r.work > 0 {
+			work = fmt.Sprintf("%.2f", r.work)
+		}
+		if r.cpu > 0 {
+			cpu = r.cpu.Round(time.Millisecond).String()
 		}
 		imb, util, steals, strag := fmt.Sprintf("%.2f", r.imbalance), fmt.Sprintf("%.1f%%", 100*r.utilization), "-", "-"
 		if r.steals >= 0 {
@@ -97,11 +119,13 @@ func printTable(w io.Writer, runs []summary, P int) {
 		if r.name == "sequential" {
 			imb, util = "-", "-"
 		}
-		if r.straggler > 0 {
-			strag = fmt.Sprintf("%.0f", r.straggler)
+		if r.skew > 0 {
+			strag = fmt.Sprintf("%.0f", r.skew)
 		}
-		fmt.Fprintf(w, "%-13s %9v %8s %10s %10s %12s %7s %5s\n", r.name, r.time.Round(time.Millisecond), speedup, imb, strag, util, steals, fmtCPUs(r.cpus))
+		fmt.Fprintf(w, "%-13s %9v %9v %9s %8s %11s %6s %10s %10s %12s %7s %5s\n", r.name, r.time.Round(time.Millisecond), r.phase2.Round(time.Millisecond), cpu, speedup, spread, work, imb, strag, util, steals, fmtCPUs(r.cpus))
 	}
+	fmt.Fprintf(w, "(time, phase2, cpu: medians of %d round(s); speedup: the sequential build's time over the strategy's,\n"+
+		"work: its CPU time over the sequential build's, both the medians of the rounds' paired ratios, range: the least and greatest)\n", rounds)
 }
 
 // printRounds prints every build's wall time, then its CPU time (the
@@ -149,9 +173,9 @@ func fmtCPUs(c float64) string {
 	return fmt.Sprintf("%.2f", c)
 }
 
-// straggler returns the slowest item's time over the median item's, or 0
+// itemSkew returns the slowest item's time over the median item's, or 0
 // if there are none or the median is 0.
-func straggler(items []time.Duration) float64 {
+func itemSkew(items []time.Duration) float64 {
 	if len(items) == 0 {
 		return 0
 	}
