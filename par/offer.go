@@ -37,7 +37,9 @@ package par
 //	              mid-cut). Afterwards t.hi, t.parent and t.side are the
 //	              owner's again, and may have changed.
 //	thief:        CAS(open, cutting); if the grain has run cutAgeNs, the
-//	              piece is of the pool and of the thief's tree, and the rest
+//	              call is of the pool and of the thief's tree (the frame's
+//	              tree: a call's first piece is a recycled task that may
+//	              still carry another tree's), and the rest
 //	              is worth a split, detach its upper half under a new join,
 //	              as the owner's own split would; state.Store(open).
 //
@@ -279,7 +281,7 @@ func (s *slot) cutFrom(v *slot, tree uint64) *task {
 	var r *task
 	t, f := cp.t, cp.frame
 	c := f.base()
-	if hi := int64(t.hi); c.pool == s.pool && (tree == 0 || t.tree.Load() == tree) && hi > cp.next &&
+	if hi := int64(t.hi); c.pool == s.pool && (tree == 0 || c.tree == tree) && hi > cp.next &&
 		platform.Ticks()-cp.opened >= thresholds.Load().cutAge && c.worthCutting(cp.next, hi) {
 		mid := int(cp.next)
 		if hi-cp.next >= 2 {

@@ -40,3 +40,36 @@ func TestPoolsShareOneReadOfTheHost(t *testing.T) {
 		t.Fatal("two pools read the host's topology twice")
 	}
 }
+
+// A cut goes by the call's tree, not the running piece's task's: a call's
+// first piece is a task from its slot's free list, which still carries the
+// tree of whatever piece it held before, and a waiting slot of that tree
+// must not cut it. (The chaos soak's Fold lost updates: two callers waiting
+// in their own calls each ran pieces of a third call nested on a worker,
+// and shared its caller's accumulator.)
+func TestCutGoesByTheCallsTree(t *testing.T) {
+	p := NewPool(Workers(1)) // no worker thread: the slots below are the only ones
+	defer p.Close()
+	p.ensureStarted()
+	const callTree, staleTree = 0x101, 0x202
+	owner, thief := newSlot(p, 0, true), newSlot(p, 1, true)
+	f := new(frame[none])
+	f.pool, f.owner, f.tree = p, owner, callTree
+	piece := owner.newTask()
+	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 1000
+	piece.tree.Store(staleTree) // what the recycled task last carried
+	cp := &owner.cut
+	cp.t, cp.next, cp.opened, cp.frame = piece, 1, 0, f // a grain open since the clock's start
+	cp.state.Store(cutOpen)
+	if r := thief.cutFrom(owner, staleTree); r != nil {
+		t.Fatalf("a slot waiting in tree %#x cut [%d, %d) of a call of tree %#x", staleTree, r.lo, r.hi, callTree)
+	}
+	r := thief.cutFrom(owner, callTree)
+	if r == nil {
+		t.Fatal("a slot of the call's own tree could not cut the open piece")
+	}
+	if r.tree.Load() != callTree {
+		t.Errorf("the cut piece carries tree %#x, want the call's %#x", r.tree.Load(), callTree)
+	}
+	owner.closeCut(piece)
+}
