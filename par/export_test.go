@@ -100,6 +100,10 @@ func WorkerPool() *Pool {
 	return nil
 }
 
+// PoolHereForTest returns the pool a call without On made here would run
+// on.
+func PoolHereForTest() *Pool { return poolOf(nil) }
+
 // HoldsGuestSeat reports whether the calling goroutine holds a guest seat
 // (a call from outside the pool that took the framed path).
 func HoldsGuestSeat() bool { return lookupGuest(platform.GoroutineKey()) != nil }

@@ -231,18 +231,24 @@ func TestCrossPoolNesting(t *testing.T) {
 
 // Catches: a nested call without On sent to the default pool instead of the
 // pool of the worker running the body (it would cross pools, defeat On, and
-// can deadlock a pool used for isolation).
-// Not parallel: it reads the default pool's counters.
+// can deadlock a pool used for isolation). Every nested body checks the
+// pool a call made there would run on, so the test does not depend on what
+// else the process runs on the default pool meanwhile.
 func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 	atLeastTwoPs(t)
 	p := newPool(t, par.Workers(2))
 	if w := p.Workers(); w != 2 {
 		t.Fatalf("NewPool(Workers(2)).Workers() = %d", w)
 	}
-	resetStats(t, par.Default())
 	resetStats(t, p)
 	var g goroutines
 	timedOut := false
+	var elsewhere atomic.Int32 // nested bodies that found another pool
+	inP := func() {
+		if par.PoolHereForTest() != p {
+			elsewhere.Add(1)
+		}
+	}
 	noHang(t, "nested calls", func() {
 		g.owner = goid()
 		par.For(200, func(i int) {
@@ -256,18 +262,18 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 				}
 				return
 			}
-			par.For(10, func(int) { spin(100) })
-			par.Join(func() { spin(100) }, func() { spin(100) })
-			par.Invoke([]func(){func() { spin(100) }})
-			par.Reduce([]int{1, 2, 3}, 0, func(a, b int) int { return a + b })
-			_ = par.ForErr(context.Background(), 3, func(context.Context, int) error { return nil })
+			par.For(10, func(int) { spin(100); inP() })
+			par.Join(func() { inP() }, func() { spin(100); inP() })
+			par.Invoke([]func(){func() { spin(100); inP() }})
+			par.Reduce([]int{1, 2, 3}, 0, func(a, b int) int { inP(); return a + b })
+			_ = par.ForErr(context.Background(), 3, func(context.Context, int) error { inP(); return nil })
 		}, par.On(p), par.Grain(1))
 	})
 	if timedOut || !g.elsewhere.Load() {
 		t.Fatalf("no body ran on a worker of a 2-worker pool while the caller waited %v in its second one", rendezvousBound)
 	}
-	if d := par.Default().Stats().Total().Pieces; d != 0 {
-		t.Errorf("default pool ran %d pieces of calls nested in bodies on another pool; want 0", d)
+	if e := elsewhere.Load(); e != 0 {
+		t.Errorf("%d bodies of calls nested without On in bodies on pool p ran under another pool", e)
 	}
 	if pp := p.Stats().Total().Pieces; pp < 1 {
 		t.Errorf("pool p counts %d pieces after running loops", pp)
