@@ -16,22 +16,18 @@ go test -tags parloop_experiments -c -o "$bin" .
 declare -A rows=(
   [kicks]='LongFirstItem$|UTS$/peer=par.For$|Skewed$/peer=par.For$'
   [cuts]='LongFirstItem$|Skewed$/peer=par.For$|Mandelbrot$/peer=par.For$'
-  [parts]='Mandelbrot$/peer=par.For$|Skewed$/peer=par.For$'
-  [early]='FewItems$/n=(2|8)/cost=1ms/pool=P2/impl=par.For$|UTS$/peer=par.(For|ReduceRange)$|TreeWalk$/peer=par.Join$'
+  [early]='FewItems$/n=(2|8)/cost=1ms/pool=(P2|P8sleep)/impl=par.For$|UTS$/peer=par.(For|ReduceRange)$|TreeWalk$/peer=par.Join$'
   [plainnested]='UTS$/peer=par.(For|ReduceRange)$|Nested$/peer=par.(For|ForRange)$|NestedSmall$'
   [crowds]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.(For|ForRange)$'
   [saturation]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.ForRange$|ManyCallers$/peer=par.ForRange$'
-  [stretch]='CallersSweep$/callers=64$/n=(1000|10000)$/impl=par.ForRange$'
-  [guestyield]='CallersSweep$/callers=(8|64)$/n=10000$/impl=par.ForRange$|ManyCallers$/peer=par.ForRange$'
-  [spinyield]='FewItems$/n=(8|32)/cost=1ms/pool=P8sleep/impl=par.For$'
   [backoff]='Tiny$/peer=par.For$|Uniform$/peer=par.For$|Quicksort$/peer=par.Join$|Fib30$/peer=par.BothOf-direct$'
 )
 declare -A setting=(
-  [kicks]=kicks=off [cuts]=cuts=off [parts]=parts=off [early]=early=off
+  [kicks]=kicks=off [cuts]=cuts=off [early]=early=off
   [plainnested]=plainnested=off [crowds]=crowds=off [saturation]=saturation=off
-  [stretch]=stretch=off [guestyield]=guestyield=off [spinyield]=spinyield=off [backoff]=backoff=off
+  [backoff]=backoff=off
 )
-for h in ${HEUR:-kicks cuts parts early plainnested crowds saturation stretch guestyield spinyield backoff}; do
+for h in ${HEUR:-kicks cuts early plainnested crowds saturation backoff}; do
   rm -f "$out/$h.on.txt" "$out/$h.off.txt"
   for _ in $(seq "$rounds"); do
     for side in on off; do

@@ -18,14 +18,10 @@ type experiment struct {
 	allSpin       bool         // every idle worker may spin, not half (sleep.go)
 	noKick        bool         // a first grain kicks no parked worker (offer.go)
 	noCut         bool         // no piece offers its rest behind a long grain (offer.go)
-	noParts       bool         // splits are binary, whatever the idle workers (offer.go)
 	noEarly       bool         // no piece splits before its first grain (offer.go)
-	noBusyStretch bool         // grains keep their target while nobody could take a split (grain.go)
 	noPlainNested bool         // nested calls are framed even where the slot offers work (route.go)
 	noCrowd       bool         // calls are never crowded (plain.go)
 	noSaturation  bool         // the Ps are never taken to be saturated (saturation.go)
-	noSpinYield   bool         // spinners of a pool wider than GOMAXPROCS do not yield (worker.go)
-	noGuestYield  bool         // a waiting guest parks at once rather than yield (worker.go)
 
 	spinForever bool // tests only: idle workers spin instead of parking
 }
@@ -39,14 +35,10 @@ var experimentSettings = map[string]func(*experiment){
 	"spinners=all":    func(e *experiment) { e.allSpin = true },
 	"kicks=off":       func(e *experiment) { e.noKick = true },
 	"cuts=off":        func(e *experiment) { e.noCut = true },
-	"parts=off":       func(e *experiment) { e.noParts = true },
 	"early=off":       func(e *experiment) { e.noEarly = true },
-	"stretch=off":     func(e *experiment) { e.noBusyStretch = true },
 	"plainnested=off": func(e *experiment) { e.noPlainNested = true },
 	"crowds=off":      func(e *experiment) { e.noCrowd = true },
 	"saturation=off":  func(e *experiment) { e.noSaturation = true },
-	"spinyield=off":   func(e *experiment) { e.noSpinYield = true },
-	"guestyield=off":  func(e *experiment) { e.noGuestYield = true },
 
 	"backoff=on": func(*experiment) {}, "threads=unlocked": func(*experiment) {}, // the defaults, by name
 	"spinners=half": func(*experiment) {}, "kicks=on": func(*experiment) {},

@@ -25,7 +25,6 @@ import (
 
 const (
 	grainTargetNs = 2_000     // aim for grains of about 2 µs
-	busyGrainX    = 16        // grains are this many times longer while nobody could take a split
 	calibratedNs  = 1_000     // a grain this long measures the cost of an iteration
 	splitMinNs    = 4_000     // least work worth splitting off when a worker can take it at once
 	splitWakeNs   = 50_000    // least work worth splitting off when a sleeper must be woken
@@ -33,7 +32,6 @@ const (
 	cutAgeNs      = 4_000     // a grain must have run this long before a thief cuts its piece
 	kickEveryNs   = 1_000_000 // at most one kick per pool in this time (offer.go)
 	youngNs       = 1_000     // a thief steals a victim's oldest task only if it stays this long (steal.go)
-	guestSpinNs   = 12_000    // a waiting guest yields this long before it parks (worker.go)
 
 	maxGrain = 1 << 56 // no 2 µs grain has this many iterations: grain arithmetic cannot overflow
 )
@@ -42,7 +40,7 @@ const (
 // calibration of the cycle counter rather than at every grain, and
 // replaced whole, so that a reader sees one consistent set.
 type tickThresholds struct {
-	target, calibrated, splitMin, splitWake, cutMin, cutAge, kickEvery, young, guestSpin int64
+	target, calibrated, splitMin, splitWake, cutMin, cutAge, kickEvery, young int64
 }
 
 var thresholds atomic.Pointer[tickThresholds]
@@ -53,7 +51,7 @@ func setThresholds() {
 	t := platform.NsToTicks
 	thresholds.Store(&tickThresholds{
 		target: t(grainTargetNs), calibrated: t(calibratedNs), splitMin: t(splitMinNs), splitWake: t(splitWakeNs),
-		cutMin: t(cutMinNs), cutAge: t(cutAgeNs), kickEvery: t(kickEveryNs), young: t(youngNs), guestSpin: t(guestSpinNs),
+		cutMin: t(cutMinNs), cutAge: t(cutAgeNs), kickEvery: t(kickEveryNs), young: t(youngNs),
 	})
 }
 
@@ -73,7 +71,6 @@ type pacer struct {
 	grain     int64 // iterations in the next grain
 	costIters int64 // iterations of the grain that measured the cost; 0: not measured yet
 	costTicks int64 // ticks that grain took
-	busy      bool  // the last split was refused because nobody could take it: stretch the grains
 	lastItems int64 // Weighted: items in the previous grain
 }
 
@@ -87,8 +84,7 @@ func (c *core) newPacer() pacer {
 }
 
 // adapt records that iters iterations took dt ticks and sizes the next
-// grain: about the target (busyGrainX times it while nobody could take a
-// split), kept as it is when within a factor of two.
+// grain: about the target, kept as it is when within a factor of two.
 func (c *core) adapt(pc *pacer, iters, dt int64) {
 	dt = max(dt, 1)
 	tk := thresholds.Load()
@@ -96,9 +92,6 @@ func (c *core) adapt(pc *pacer, iters, dt int64) {
 		pc.costIters, pc.costTicks = iters, dt
 	}
 	target := tk.target
-	if pc.busy && !c.pool.exp.noBusyStretch {
-		target *= busyGrainX
-	}
 	if dt >= target/2 && dt <= 2*target {
 		return
 	}
@@ -170,23 +163,16 @@ func (c *core) units(lo, hi int64) int64 {
 	return c.prefix[hi] - c.prefix[lo]
 }
 
-// cutAt returns where the upper 1/parts of [cur, hi) begins, in weight for
-// a weighted call, leaving both sides at least one index; parts 2 is the
-// midpoint (the nearer cut to half the weight). hi-cur >= parts >= 2.
-func (c *core) cutAt(cur, hi, parts int) int {
+// midpoint returns where a split of [cur, hi) puts its upper half: the
+// middle index, or for a weighted call the cut nearest to half the weight,
+// leaving both sides at least one index. hi-cur >= 2.
+func (c *core) midpoint(cur, hi int) int {
 	if c.prefix == nil || c.prefix[hi] == c.prefix[cur] {
-		if parts == 2 {
-			return cur + (hi-cur)/2
-		}
-		return hi - max(1, (hi-cur)/parts)
+		return cur + (hi-cur)/2
 	}
-	w := c.prefix[hi] - c.prefix[cur]
-	from := c.prefix[hi] - w/int64(parts)
-	if parts == 2 {
-		from = c.prefix[cur] + w/2
-	}
-	m := cur + 1 + sort.Search(hi-cur-1, func(k int) bool { return c.prefix[cur+1+k] >= from })
-	if parts == 2 && m > cur+1 && (m == hi || from-c.prefix[m-1] < c.prefix[m]-from) {
+	half := c.prefix[cur] + (c.prefix[hi]-c.prefix[cur])/2
+	m := cur + 1 + sort.Search(hi-cur-1, func(k int) bool { return c.prefix[cur+1+k] >= half })
+	if m > cur+1 && (m == hi || half-c.prefix[m-1] < c.prefix[m]-half) {
 		m-- // prefix[m] >= half > prefix[m-1]: take the nearer cut
 	}
 	return min(max(m, cur+1), hi-1)

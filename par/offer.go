@@ -2,8 +2,8 @@ package par
 
 // When work is offered to thieves (steal.go decides where idle workers take
 // it from): lazy splits after a grain, early offers before the first one,
-// splits for several idle workers at once, and cuts of a piece behind a
-// long grain, with the kicks that make sleepers look at them. Why each
+// and cuts of a piece behind a long grain, with the kicks that make sleepers
+// look at them. Why each
 // exists, and what it was measured to gain, is in docs/DESIGN.md.
 //
 // Lazy binary splitting (Tzannes et al., PPoPP 2010). After each grain a
@@ -11,10 +11,7 @@ package par
 // worth a split (splitMinNs of work; splitWakeNs if a sleeper must be woken
 // for it), it pushes the upper half of its rest and goes on with the
 // lower. Nothing splits while at least P callers are inside calls or the
-// Go scheduler has goroutines waiting for a P (saturation.go): the pieces'
-// grains stretch instead (grain.go). With k > 1 idle workers the rest is
-// cut into k+1 parts of equal weight instead, each worth splitWakeNs, and
-// the sleepers among the k woken together (offerParts).
+// Go scheduler has goroutines waiting for a P (saturation.go).
 //
 // Early offers, before the first grain, while the cost is unknown (shape
 // picks the mode once per call):
@@ -69,10 +66,9 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-const (
-	fewPerWorker = 4  // a call from outside over this many items per worker or fewer offers single items
-	maxParts     = 64 // pieces one split offers at most
-)
+// fewPerWorker: a call from outside over this many items per worker or
+// fewer offers single items.
+const fewPerWorker = 4
 
 // earlyMode says how a call's pieces offer work before their first grain.
 type earlyMode uint8
@@ -104,7 +100,7 @@ func (c *core) offerEarly(s *slot, t *task, f runner) {
 	switch c.early {
 	case earlyHalf:
 		if int64(t.hi-t.lo) >= 2*c.minGrain && c.costMt.Load() == 0 && s.dq.Len() == 0 && c.pool.someoneIdle(s) {
-			c.splitAt(s, t, f, c.cutAt(t.lo, t.hi, 2))
+			c.splitAt(s, t, f, c.midpoint(t.lo, t.hi))
 		}
 	case earlySingle:
 		items, pushed := t.hi-t.lo, 0
@@ -114,7 +110,7 @@ func (c *core) offerEarly(s *slot, t *task, f runner) {
 			if pc := c.newPacer(); pc.costIters != 0 && !pc.costAtLeast(c.units(int64(t.lo), int64(t.hi)), thresholds.Load().splitMin) {
 				break
 			}
-			c.splitAt(s, t, f, c.cutAt(t.lo, t.hi, 2))
+			c.splitAt(s, t, f, c.midpoint(t.lo, t.hi))
 			pushed++
 		}
 		if pushed > 0 { // the first push woke one sleeper; the pieces can feed one worker per item
@@ -132,11 +128,7 @@ func (c *core) afterGrain(s *slot, t *task, pc *pacer, f runner, cur, units, t0 
 	c.adapt(pc, max(units, 1), t1-t0)
 	if c.worthSplitting(s, cur, int64(t.hi), pc, t1) {
 		c.publish(pc)
-		if k := c.idleTakers(cur, int64(t.hi), pc); k > 1 {
-			c.offerParts(s, t, f, int(cur), k)
-		} else {
-			c.splitAt(s, t, f, c.cutAt(int(cur), t.hi, 2))
-		}
+		c.splitAt(s, t, f, c.midpoint(int(cur), t.hi))
 	}
 	return t1
 }
@@ -155,46 +147,13 @@ func (c *core) worthSplitting(s *slot, cur, hi int64, pc *pacer, now int64) bool
 	l := c.pool.layout.Load()
 	if bits.OnesCount64(guestMask.Load()) > l.active || l.busyElsewhere(now) {
 		c.pool.maybeResizeAt(now) // the split that would have checked GOMAXPROCS
-		pc.busy = true
 		return false
 	}
-	pc.busy = false
 	st := &c.pool.sleep
 	if st.nSleepers.Load() > 0 && st.nSpinning.Load() == 0 {
 		return pc.costAtLeast(rem, tk.splitWake)
 	}
 	return true
-}
-
-// idleTakers is how many pieces a split of [cur, hi) should offer: one per
-// idle worker (capped at the pool's workers: the sleepers include callers
-// waiting for their own calls), at most one per item beyond the first and
-// maxParts, each worth splitWakeNs; 1, a binary split, for one idle worker.
-func (c *core) idleTakers(cur, hi int64, pc *pacer) int {
-	if c.pool.exp.noParts {
-		return 1
-	}
-	st := &c.pool.sleep
-	k := int(st.nSleepers.Load() + st.nSpinning.Load())
-	k = min(k, c.pool.layout.Load().active, int(min(hi-cur-1, maxParts)))
-	if k <= 1 {
-		return 1
-	}
-	rem, worth := c.units(cur, hi), thresholds.Load().splitWake
-	for k > 1 && !pc.costAtLeast(rem/int64(k+1), worth) {
-		k /= 2
-	}
-	return max(k, 1)
-}
-
-// offerParts cuts the rest of t, [cur, t.hi), into k+1 parts of equal
-// weight (each the upper 1/parts of what is left), pushes the upper k, and
-// wakes as many sleepers as the spinners leave short.
-func (c *core) offerParts(s *slot, t *task, f runner, cur, k int) {
-	for parts := k + 1; parts >= 2 && t.hi-cur >= 2; parts-- {
-		c.splitAt(s, t, f, c.cutAt(cur, t.hi, parts))
-	}
-	c.pool.wake(k-int(c.pool.sleep.nSpinning.Load()), true)
 }
 
 // splitAt gives [mid, t.hi) of piece t to a new piece, pushed where thieves
@@ -285,7 +244,7 @@ func (s *slot) cutFrom(v *slot, tree uint64) *task {
 		platform.Ticks()-cp.opened >= thresholds.Load().cutAge && c.worthCutting(cp.next, hi) {
 		mid := int(cp.next)
 		if hi-cp.next >= 2 {
-			mid = c.cutAt(mid, int(hi), 2)
+			mid = c.midpoint(mid, int(hi))
 		}
 		r = c.detach(s, t, f, f.newJoin(s), mid)
 	}

@@ -62,10 +62,8 @@ package par
 // wake-up) and in number (half the active workers, at least one), because
 // spinning workers hold Ps and delay timers, the GC and the caller. A
 // spinner pauses with PAUSE, not runtime.Gosched (15 to 22 µs for a
-// thread-locked worker), except in a pool wider than GOMAXPROCS (bodies
-// that sleep): there its workers wake from timers that run only when a P
-// schedules, so an unlocked spinner yields between scans. Nobody spins
-// while the Ps are saturated (saturation.go).
+// thread-locked worker). Nobody spins while the Ps are saturated
+// (saturation.go).
 
 import (
 	"sync"

@@ -25,7 +25,7 @@ func TestWeightedMidpointAndGrain(t *testing.T) {
 		{[]int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 5, 10, 8}, // 21 | 19
 	}
 	for _, c := range cases {
-		got := mk(c.w...).cutAt(c.lo, c.hi, 2)
+		got := mk(c.w...).midpoint(c.lo, c.hi)
 		if got != c.wantMid {
 			t.Errorf("midpoint(%v [%d,%d)) = %d, want %d", c.w, c.lo, c.hi, got, c.wantMid)
 		}
@@ -43,7 +43,7 @@ func TestWeightedMidpointAndGrain(t *testing.T) {
 		c := mk(w...)
 		lo := rng.IntN(n - 1)
 		hi := lo + 2 + rng.IntN(n-lo-1)
-		m := c.cutAt(lo, hi, 2)
+		m := c.midpoint(lo, hi)
 		if m <= lo || m >= hi {
 			t.Fatalf("midpoint(%v [%d,%d)) = %d: an empty half", w, lo, hi, m)
 		}

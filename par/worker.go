@@ -1,7 +1,6 @@
 package par
 
 import (
-	"runtime"
 	"sync/atomic"
 
 	"github.com/parloop/parloop/par/internal/platform"
@@ -50,10 +49,9 @@ func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
 	spinning := !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(platform.Ticks())) && p.tryStartSpinning(l)
-	yield := !s.locked && l.wide() && !p.exp.noSpinYield
 	for {
 		if spinning {
-			if t := s.spin(yield); t != nil {
+			if t := s.spin(); t != nil {
 				p.stopSpinning()
 				return t
 			}
@@ -82,18 +80,14 @@ func (s *slot) idle() *task {
 	}
 }
 
-// spin scans for work for a bounded time; with yield it also yields its P
-// between scans (sleep.go).
-func (s *slot) spin(yield bool) *task {
+// spin scans for work for a bounded time (sleep.go).
+func (s *slot) spin() *task {
 	for i := 0; i < spinRounds || s.pool.exp.spinForever; i++ {
 		if t := s.findWork(0); t != nil {
 			return t
 		}
 		if s.pool.closed.Load() {
 			return nil
-		}
-		if yield {
-			runtime.Gosched()
 		}
 		platform.Pause(spinPauses)
 	}
@@ -144,44 +138,29 @@ func (s *slot) findWork(tree uint64) *task {
 // fork's task, or a call's completion): its own deque first, then steals,
 // trying the slot recorded in thief first (leapfrogging: the thief of our
 // task is likely to hold its subtasks); nothing of another tree
-// (isolation, steal.go). With no such work, a worker spins spinRounds
-// rounds of PAUSE, and a guest, an ordinary goroutine, yields for up to
-// guestSpinNs instead, so that with more runnable goroutines than Ps (many
-// callers at once) its P goes to them; then either parks, with done as its
-// wake condition, so that work pushed meanwhile wakes it too. Whoever sets
-// done posts a token to this slot afterwards (sleep.go).
+// (isolation, steal.go). With no such work it spins spinRounds rounds of
+// PAUSE, then parks with done as its wake condition, so that work pushed
+// meanwhile wakes it too. Whoever sets done posts a token to this slot
+// afterwards (sleep.go).
 func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 	spins := 0
-	var yieldUntil int64 // guest: the tick until which it yields rather than parks; 0: not waiting
 	for !done.Load() {
 		if t := s.popLocal(); t != nil {
 			s.execute(t)
-			spins, yieldUntil = 0, 0
+			spins = 0
 			continue
 		}
 		if t := s.steal(thief.Load()-1, s.tree); t != nil {
 			s.execute(t)
-			spins, yieldUntil = 0, 0
+			spins = 0
 			continue
 		}
-		if s.worker || s.pool.exp.noGuestYield {
-			if spins < spinRounds {
-				spins++
-				platform.Pause(spinPauses)
-				continue
-			}
-			spins = 0
-		} else {
-			now := platform.Ticks()
-			if yieldUntil == 0 {
-				yieldUntil = now + thresholds.Load().guestSpin
-			}
-			if now < yieldUntil {
-				runtime.Gosched()
-				continue
-			}
-			yieldUntil = 0
+		if spins < spinRounds {
+			spins++
+			platform.Pause(spinPauses)
+			continue
 		}
+		spins = 0
 		t, woken := s.park(done, s.tree)
 		if woken {
 			s.pool.stopSpinning()
