@@ -16,18 +16,18 @@ go test -tags parloop_experiments -c -o "$bin" .
 declare -A rows=(
   [kicks]='LongFirstItem$|UTS$/peer=par.For$|Skewed$/peer=par.For$'
   [cuts]='LongFirstItem$|Skewed$/peer=par.For$|Mandelbrot$/peer=par.For$'
-  [early]='FewItems$/n=(2|8)/cost=1ms/pool=(P2|P8sleep)/impl=par.For$|UTS$/peer=par.(For|ReduceRange)$|TreeWalk$/peer=par.Join$'
+  [fewitems]='FewItems$/n=(2|8|32)/cost=1ms/pool=(P2|P8sleep)/impl=par.For$'
   [plainnested]='UTS$/peer=par.(For|ReduceRange)$|Nested$/peer=par.(For|ForRange)$|NestedSmall$'
   [crowds]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.(For|ForRange)$'
   [saturation]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.ForRange$|ManyCallers$/peer=par.ForRange$'
   [backoff]='Tiny$/peer=par.For$|Uniform$/peer=par.For$|Quicksort$/peer=par.Join$|Fib30$/peer=par.BothOf-direct$'
 )
 declare -A setting=(
-  [kicks]=kicks=off [cuts]=cuts=off [early]=early=off
+  [kicks]=kicks=off [cuts]=cuts=off [fewitems]=fewitems=off
   [plainnested]=plainnested=off [crowds]=crowds=off [saturation]=saturation=off
   [backoff]=backoff=off
 )
-for h in ${HEUR:-kicks cuts early plainnested crowds saturation backoff}; do
+for h in ${HEUR:-kicks cuts fewitems plainnested crowds saturation backoff}; do
   rm -f "$out/$h.on.txt" "$out/$h.off.txt"
   for _ in $(seq "$rounds"); do
     for side in on off; do

@@ -18,7 +18,7 @@ type experiment struct {
 	allSpin       bool         // every idle worker may spin, not half (sleep.go)
 	noKick        bool         // a first grain kicks no parked worker (offer.go)
 	noCut         bool         // no piece offers its rest behind a long grain (offer.go)
-	noEarly       bool         // no piece splits before its first grain (offer.go)
+	noFewItems    bool         // a call over few items splits them only after its first grain (offer.go)
 	noPlainNested bool         // nested calls are framed even where the slot offers work (route.go)
 	noCrowd       bool         // calls are never crowded (plain.go)
 	noSaturation  bool         // the Ps are never taken to be saturated (saturation.go)
@@ -35,7 +35,7 @@ var experimentSettings = map[string]func(*experiment){
 	"spinners=all":    func(e *experiment) { e.allSpin = true },
 	"kicks=off":       func(e *experiment) { e.noKick = true },
 	"cuts=off":        func(e *experiment) { e.noCut = true },
-	"early=off":       func(e *experiment) { e.noEarly = true },
+	"fewitems=off":    func(e *experiment) { e.noFewItems = true },
 	"plainnested=off": func(e *experiment) { e.noPlainNested = true },
 	"crowds=off":      func(e *experiment) { e.noCrowd = true },
 	"saturation=off":  func(e *experiment) { e.noSaturation = true },

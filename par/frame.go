@@ -111,7 +111,7 @@ type core struct {
 	pool     *Pool
 	owner    *slot        // the slot of the goroutine that made the call
 	solo     bool         // the pool shrank to parallelism 1: run every piece whole, untimed
-	early    earlyMode    // how pieces offer work before their first grain (offer.go)
+	fewItems bool         // pieces offer single items before their first grain (offer.go)
 	minGrain int64        // the Grain hint, at least 1
 	grain    atomic.Int64 // learned iterations per grain (grain.go)
 	costMt   atomic.Int64 // learned cost of one iteration, in 1/1000 ticks; 0: not measured yet
@@ -306,8 +306,8 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 		c.lo, c.hi = t.lo, t.hi
 		return f.grain(t, int64(t.lo), int64(t.hi), acc, false)
 	}
-	if f.early != earlyNone {
-		f.offerEarly(s, t, f)
+	if f.fewItems {
+		f.offerItems(s, t, f)
 	}
 	cur := int64(t.lo)
 	pc := f.newPacer()

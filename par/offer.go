@@ -1,10 +1,10 @@
 package par
 
 // When work is offered to thieves (steal.go decides where idle workers take
-// it from): lazy splits after a grain, early offers before the first one,
-// and cuts of a piece behind a long grain, with the kicks that make sleepers
-// look at them. Why each
-// exists, and what it was measured to gain, is in docs/DESIGN.md.
+// it from): lazy splits after a grain, few items offered before the first
+// one, and cuts of a piece behind a long grain, with the kicks that make
+// sleepers look at them. Why each exists, and what it was measured to gain,
+// is in docs/DESIGN.md.
 //
 // Lazy binary splitting (Tzannes et al., PPoPP 2010). After each grain a
 // piece looks for demand: if its slot's deque is empty and the rest is
@@ -13,14 +13,10 @@ package par
 // lower. Nothing splits while at least P callers are inside calls or the
 // Go scheduler has goroutines waiting for a P (saturation.go).
 //
-// Early offers, before the first grain, while the cost is unknown (shape
-// picks the mode once per call):
-//   - few items: a call from outside over at most fewPerWorker items per
-//     worker splits down to single items and wakes a sleeper per piece, so
-//     n equal items take ceil(n/P) rounds;
-//   - nested calls: a call made inside a body pushes its upper half if its
-//     slot's deque is empty and somebody could take it, since its first
-//     item may be a whole subtree of a recursive walk.
+// Few items. A call from outside over at most fewPerWorker items per worker
+// splits down to single items before its first grain, while the cost is
+// unknown, and wakes a sleeper per piece, so n equal items take ceil(n/P)
+// rounds rather than a grain's measurement and a split per round.
 //
 // Cuts. Around a grain that may be long (a piece's first grain while the
 // cost is unknown, or one expected to take cutMinNs) the owner opens its
@@ -70,52 +66,34 @@ import (
 // fewer offers single items.
 const fewPerWorker = 4
 
-// earlyMode says how a call's pieces offer work before their first grain.
-type earlyMode uint8
-
-const (
-	earlyNone   earlyMode = iota
-	earlyHalf             // nested call: push the upper half
-	earlySingle           // few items: split down to single items
-)
-
 // shape decides, once per call over n items (guest: from outside the
 // pool), whether the call runs solo (the pool shrank to parallelism 1 since
-// route looked) or offers early.
+// route looked) or offers few items.
 func (c *core) shape(guest bool, n int) {
 	p := c.pool.layout.Load().active + 1
 	switch {
 	case p == 1:
 		c.solo = true
-	case c.pool.exp.noEarly:
-	case !guest:
-		c.early = earlyHalf
-	case n <= fewPerWorker*p:
-		c.early = earlySingle
+	case guest && n <= fewPerWorker*p && !c.pool.exp.noFewItems:
+		c.fewItems = true
 	}
 }
 
-// offerEarly splits piece t before its first grain (see above).
-func (c *core) offerEarly(s *slot, t *task, f runner) {
-	switch c.early {
-	case earlyHalf:
-		if int64(t.hi-t.lo) >= 2*c.minGrain && c.costMt.Load() == 0 && s.dq.Len() == 0 && c.pool.someoneIdle(s) {
-			c.splitAt(s, t, f, c.midpoint(t.lo, t.hi))
+// offerItems splits piece t down to single items before its first grain
+// (see above).
+func (c *core) offerItems(s *slot, t *task, f runner) {
+	items, pushed := t.hi-t.lo, 0
+	for int64(t.hi-t.lo) >= 2*c.minGrain {
+		// Once a grain has measured the cost, only a piece worth a split
+		// is split further.
+		if pc := c.newPacer(); pc.costIters != 0 && !pc.costAtLeast(c.units(int64(t.lo), int64(t.hi)), thresholds.Load().splitMin) {
+			break
 		}
-	case earlySingle:
-		items, pushed := t.hi-t.lo, 0
-		for int64(t.hi-t.lo) >= 2*c.minGrain {
-			// Once a grain has measured the cost, only a piece worth a
-			// split is split further.
-			if pc := c.newPacer(); pc.costIters != 0 && !pc.costAtLeast(c.units(int64(t.lo), int64(t.hi)), thresholds.Load().splitMin) {
-				break
-			}
-			c.splitAt(s, t, f, c.midpoint(t.lo, t.hi))
-			pushed++
-		}
-		if pushed > 0 { // the first push woke one sleeper; the pieces can feed one worker per item
-			c.pool.wake(min(items, c.pool.layout.Load().active+1)-2, true)
-		}
+		c.splitAt(s, t, f, c.midpoint(t.lo, t.hi))
+		pushed++
+	}
+	if pushed > 0 { // the first push woke one sleeper; the pieces can feed one worker per item
+		c.pool.wake(min(items, c.pool.layout.Load().active+1)-2, true)
 	}
 }
 

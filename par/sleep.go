@@ -34,10 +34,9 @@ package par
 // seen by someone. A woken worker is counted as spinning by its waker, which
 // is what keeps a burst of pushes from waking a herd: one worker wakes, and
 // the next one only when that one has found work. The exception is work
-// known to feed several workers at once, pushed as that many tasks: few
-// expensive items, and a split for several idle workers (offer.go); then
-// wake wakes as many sleepers as there are tasks, each counted as
-// spinning as above.
+// known to feed several workers at once, pushed as that many tasks (few
+// expensive items, offer.go): then wake wakes as many sleepers as there are
+// tasks, each counted as spinning as above.
 //
 // Kicks (offer.go): the first grain of a piece whose cost is not known yet
 // is published as a cut point, not pushed, so it calls no notify; a worker
@@ -112,19 +111,12 @@ func (p *Pool) kickOne() {
 	}
 }
 
-// someoneIdle reports whether work offered by slot s now could be taken
-// soon: a worker sleeps or spins, or a thief asked s for work. Three
-// loads; for offers that are not worth making to a busy pool.
-func (p *Pool) someoneIdle(s *slot) bool {
-	return p.sleep.nSleepers.Load() != 0 || p.sleep.nSpinning.Load() != 0 || s.want.Load()
-}
-
 // wake wakes up to k sleepers, each counted as spinning (the protocol
 // above). Unless many, it wakes only while nobody spins; with many it wakes
 // them whether or not somebody spins: for work known to feed k workers at
-// once (few expensive items, a split into parts for k idle workers,
-// offer.go), where waking them one after another, each woken worker waking
-// the next, would start the last one k-1 wake-ups late.
+// once (few expensive items, offer.go), where waking them one after
+// another, each woken worker waking the next, would start the last one k-1
+// wake-ups late.
 func (p *Pool) wake(k int, many bool) {
 	st := &p.sleep
 	var woken [8]*slot
