@@ -114,13 +114,7 @@ func (s *slot) freeTask(t *task) {
 		s.recycleTask(t)
 		return
 	}
-	for {
-		old := home.remoteTasks.Load()
-		t.rnext = old
-		if home.remoteTasks.CompareAndSwap(old, t) {
-			return
-		}
-	}
+	pushRemote(&home.remoteTasks, t, &t.rnext)
 }
 
 // dropBoxes clears what free fork tasks still hold (fork.go keeps a task's
@@ -158,10 +152,15 @@ func (s *slot) freeJoin(j *join) {
 		return
 	}
 	*j = join{home: home}
+	pushRemote(&home.remoteJoins, j, &j.next)
+}
+
+// pushRemote pushes x, linked by next, onto a slot's remote free list.
+func pushRemote[T any](list *atomic.Pointer[T], x *T, next **T) {
 	for {
-		old := home.remoteJoins.Load()
-		j.next = old
-		if home.remoteJoins.CompareAndSwap(old, j) {
+		old := list.Load()
+		*next = old
+		if list.CompareAndSwap(old, x) {
 			return
 		}
 	}
