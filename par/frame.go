@@ -304,7 +304,7 @@ func (f *frame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 	if f.solo {
 		c.lo, c.hi = t.lo, t.hi
-		return f.grain(t, int64(t.lo), int64(t.hi), acc, false)
+		return f.grain(int64(t.lo), int64(t.hi), acc, false)
 	}
 	if f.fewItems {
 		f.offerItems(s, t, f)
@@ -316,7 +316,7 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 		end := f.grainEnd(&pc, cur, int64(t.hi))
 		f.openCut(s, t, &pc, f, cur, end, t0)
 		c.lo, c.hi = int(cur), int(end)
-		acc, have = f.grain(t, cur, end, acc, have)
+		acc, have = f.grain(cur, end, acc, have)
 		s.closeCut(t)
 		t0 = f.afterGrain(s, t, &pc, f, end, f.units(cur, end), t0)
 		cur = end
@@ -325,8 +325,8 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 	return acc, have
 }
 
-// grain runs [lo, hi) of piece t and folds its value into acc.
-func (f *frame[T]) grain(t *task, lo, hi int64, acc T, have bool) (T, bool) {
+// grain runs [lo, hi) of a piece and folds its value into acc.
+func (f *frame[T]) grain(lo, hi int64, acc T, have bool) (T, bool) {
 	v, err := f.b.run(int(lo), int(hi), &f.stop)
 	if err != nil {
 		f.setErr(err)

@@ -228,7 +228,7 @@ func (p *Pool) resizeLocked(n int) {
 		l.workers[i] = s
 		fresh = append(fresh, s)
 	}
-	l.victims, l.levels = victimOrders(m, cpus[:total], n, p.exp.victims)
+	l.victims, l.levels = victimOrders(m, cpus[:total], p.exp.victims)
 	for i := 0; i < n; i++ {
 		l.allWorkers = append(l.allWorkers, int32(i))
 	}
@@ -304,7 +304,6 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 	// wake-up of that very thread (docs/DESIGN.md).
 	if pin || p.exp.locked {
 		runtime.LockOSThread()
-		s.locked = true
 		if pinned := pin && platform.PinThread(s.cpu) == nil; !pinned {
 			defer runtime.UnlockOSThread()
 		}

@@ -17,8 +17,7 @@ type slot struct {
 	pool   *Pool
 	id     int32 // workers: 0..n-1; guests: guestBase+i
 	worker bool
-	locked bool // a worker locked to its OS thread (pinned, or the threads=locked experiment)
-	cpu    int  // the CPU the worker is placed on; -1 for guests
+	cpu    int // the CPU the worker is placed on; -1 for guests
 
 	dq *deque.Deque[task]
 

@@ -18,7 +18,7 @@ const (
 // workers in the order it tries to steal from them, and the end offset of
 // each distance level in that order. Within a level the order is
 // randomised at every steal round.
-func victimOrders(m *Machine, cpus []int, active int, policy victimPolicy) ([][]int32, [][]int) {
+func victimOrders(m *Machine, cpus []int, policy victimPolicy) ([][]int32, [][]int) {
 	n := len(cpus)
 	victims := make([][]int32, n)
 	levels := make([][]int, n)
