@@ -78,11 +78,8 @@ func (t *localTable[L]) cell() *localCell[L] {
 	if c == nil {
 		c = &localCell[L]{acc: t.init()}
 		t.cells[i].Store(c)
-	} else if c.busy {
-		return t.spareCell()
 	}
-	c.busy = true
-	return c
+	return t.claim(c)
 }
 
 // beyondCell is cell for a worker the table has no place for.
@@ -97,18 +94,18 @@ func (t *localTable[L]) beyondCell(id int32) *localCell[L] {
 		t.beyond[id] = c
 	}
 	t.mu.Unlock()
-	if c.busy {
-		return t.spareCell()
-	}
-	c.busy = true
-	return c
+	return t.claim(c)
 }
 
-func (t *localTable[L]) spareCell() *localCell[L] {
-	c := &localCell[L]{acc: t.init(), busy: true}
-	t.mu.Lock()
-	t.spare = append(t.spare, c)
-	t.mu.Unlock()
+// claim marks c busy for a piece, or, if a piece uses it, makes a spare.
+func (t *localTable[L]) claim(c *localCell[L]) *localCell[L] {
+	if c.busy {
+		c = &localCell[L]{acc: t.init()}
+		t.mu.Lock()
+		t.spare = append(t.spare, c)
+		t.mu.Unlock()
+	}
+	c.busy = true
 	return c
 }
 

@@ -97,23 +97,18 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 		}
 		w, s, guest, p, _ = route(sp, false)
 	}
-	var v T
-	var h bool
-	switch w {
-	case wayPlain:
-		_, v, h, err = plainCall(sp, b, &tc, watch{}, s, guest, lo, n)
-		acc, have = fold(b, acc, have, v, h)
-		return acc, have, err
-	case wayPlainNested:
-		var next int
-		next, v, h, err = plainCall(sp, b, &tc, watch{s: s}, s, false, lo, n)
-		acc, have = fold(b, acc, have, v, h)
-		if next == n || err != nil {
+	if w == wayPlain || w == wayPlainNested {
+		var pw watch // wayPlain: runs to n
+		if w == wayPlainNested {
+			pw.s = s
+		}
+		next, v, h, err := plainCall(sp, b, &tc, pw, s, guest, lo, n)
+		if acc, have = fold(b, acc, have, v, h); next == n || err != nil {
 			return acc, have, err
 		}
 		lo = next
 	}
-	v, h, err = runFramed(sp, b, tc, s, guest, p, lo, n)
+	v, h, err := runFramed(sp, b, tc, s, guest, p, lo, n)
 	acc, have = fold(b, acc, have, v, h)
 	return acc, have, err
 }
