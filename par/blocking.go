@@ -1,16 +1,13 @@
 package par
 
 // Blocking bodies (the Blocking option). A body that waits keeps the worker
-// that runs it, and a loop of such bodies runs at the pool's width however
-// many could wait at once. So a Blocking(limit) call uses no pool: it
-// starts min(limit, n) plain goroutines, which take indices from a shared
-// counter in increasing order until the range is done or the call stops,
-// and the caller waits for them: the semaphore-bounded fan-out users write
-// by hand, with the verbs' rules for stopping (stop.go), panics, Goexit,
-// errors and labels (inherited by the goroutines). Java's managedBlock (a
-// spare worker while a task blocks) was not taken: a body cannot tell the
-// pool when it is about to block, and a plain goroutine is what the Go
-// runtime parks and wakes cheaply.
+// that runs it, so a Blocking(limit) call uses no pool: it starts
+// min(limit, n) goroutines, which take indices from a shared counter in
+// increasing order until the range is done or the call stops, and waits
+// for them, with the verbs' rules for stopping (stop.go), panics, Goexit,
+// errors and labels. Not a spare worker while a task blocks (Java's
+// managedBlock): a body cannot tell the pool it is about to block, and the
+// Go runtime parks and wakes a plain goroutine cheaply.
 
 import (
 	"sync"
@@ -23,8 +20,7 @@ func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 	var tc traced
 	tc.startTrace(sp.verb, n, nil, jb.ctx)
 	defer tc.endTrace()
-	// Copies for the goroutines to share: the pointers are to the caller's
-	// stack, which must not escape.
+	// Copies for the goroutines: the pointers are to the caller's stack.
 	b, progress := *jb, sp.progress
 	var (
 		next  atomic.Int64

@@ -1,13 +1,10 @@
 package par
 
-// Deterministic reduction.
-//
-// The input is cut into blocks whose size depends only on its length; each
-// block is folded by the leaf (Reduce: left to right from its first
-// element), in parallel; then the block results are combined pairwise along
-// a fixed balanced tree. No step depends on timing or on the number of
-// workers, so floating-point sums are bitwise reproducible. It costs one
-// slice of block results.
+// Deterministic reduction: the input is cut into blocks whose size depends
+// only on its length, each folded by the leaf in parallel, and the block
+// results are combined pairwise along a fixed balanced tree. No step
+// depends on timing or the number of workers, so floating-point sums are
+// bitwise reproducible, for one slice of block results.
 
 const (
 	detMinBlock  = 1024 // elements per block at least
@@ -15,8 +12,7 @@ const (
 )
 
 func reduceDeterministic[T any](sp *spec, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T) T {
-	// Rounding up as (n-1)/d + 1, which cannot overflow near math.MaxInt.
-	block := max(detMinBlock, (n-1)/detMaxBlocks+1)
+	block := max(detMinBlock, (n-1)/detMaxBlocks+1) // rounds up, safe near math.MaxInt
 	nb := (n-1)/block + 1
 	parts := make([]T, nb)
 	blocks := spec{verb: sp.verb, pool: sp.pool, grain: (sp.grain + block - 1) / block} // Grain, in blocks

@@ -7,30 +7,26 @@
 //   - A CPU-bound loop over indices: For (body(i) per index) or ForRange
 //     (body(lo, hi) per piece, for a tight inner loop with state in locals).
 //   - A loop with results: Map (out[i] = f(in[i])), Reduce (a fold with an
-//     associative combine) or ReduceRange (a fold whose leaf sums a piece
-//     in a tight loop); Fold when the accumulator is costly to make or
-//     merge (a map of counts): one per worker, merged at the end.
+//     associative combine), ReduceRange (whose leaf folds a piece in a tight
+//     loop), or Fold, one costly accumulator per worker (a map of counts).
 //   - A loop that can fail or be cancelled: ForErr and MapErr. The first
-//     error cancels the context handed to the bodies and stops new
-//     iterations.
+//     error cancels the bodies' context and stops new iterations.
 //   - Bodies that block (files, network, sleeps, locks, channels): any loop
 //     verb with Blocking(limit), which runs them on at most limit
-//     goroutines of their own, off the pool's workers, as a hand-written
-//     fan-out with a semaphore would.
+//     goroutines of their own, off the pool's workers.
 //   - A few expensive items: For; a call over at most 4 items per worker is
-//     split down to single items before the first one runs, so n equal
-//     items take ceil(n/P) rounds at parallelism P.
+//     split to single items before the first runs, so n equal items take
+//     ceil(n/P) rounds at parallelism P.
 //   - Recursion (divide and conquer, tree walks): BothOf (no closures, no
 //     allocation), Both (two functions with results) or Join (two without).
 //     A loop verb called inside a body nests as well.
 //   - A handful of functions to run at once: Invoke.
 //
-// Every verb takes options last: On(p) runs the call on pool p rather than
-// the default pool; Grain(n) is a lower bound on the iterations a piece
-// runs between checks for demand (never required: the grain adapts to the
-// measured cost of an iteration); Blocking(limit) as above; Deterministic()
-// makes Reduce and ReduceRange bitwise reproducible. An option a verb
-// cannot honour panics at the call.
+// Every verb takes options last: On(p) runs the call on pool p; Grain(n)
+// bounds the iterations between checks for demand from below (never
+// required: the grain adapts to the measured cost); Blocking(limit) as
+// above; Deterministic() makes Reduce and ReduceRange bitwise
+// reproducible. An option a verb cannot honour panics at the call.
 //
 //	par.For(len(in), func(i int) { out[i] = f(in[i]) })
 //	sum := par.ReduceRange(len(xs), 0.0, func(lo, hi int) float64 {
@@ -50,37 +46,31 @@
 //   - A call that returns normally ran each index (or function) exactly
 //     once, and everything the bodies did happens before the verb returns.
 //   - Bodies must not wait for each other (a barrier, one body sending to
-//     another, a WaitGroup across bodies): bodies of one call may run one
-//     after another on the same thread, and such a call can deadlock. Only
-//     Blocking(limit) with limit >= n runs every body at once.
+//     another): bodies of one call may run one after another on one thread,
+//     so such a call can deadlock; except with Blocking(limit), limit >= n.
 //   - A panic in a body stops new iterations (For, Map, ForErr and MapErr
 //     before the next iteration; ForRange, Reduce and ReduceRange at the
 //     end of the running piece) and, once every running body has returned,
 //     is re-raised in the caller as a *PanicError with the value and the
 //     stack where it happened (errors.Is and errors.As see through it).
-//     runtime.Goexit in a body (t.Fatal, t.SkipNow)
-//     ends the call the same way and then the caller's goroutine exits too.
-//     The pool stays usable.
+//     runtime.Goexit in a body (t.Fatal, t.SkipNow) ends the call the same
+//     way and then the caller's goroutine exits too. The pool stays usable.
 //   - Any verb may be called from inside any body, to any depth: the nested
 //     call runs on the same worker, creates no goroutine and blocks no
 //     thread (a nested Blocking call waits, as any blocking body does). A
-//     goroutine waiting for its own call runs only work of that
-//     call, so a lock held across a call cannot deadlock on another
-//     caller's bodies.
+//     goroutine waiting for its own call runs only work of that call, so a
+//     lock held across a call cannot deadlock on another caller's bodies.
 //   - Bodies run under the pprof labels of the goroutine that made the call.
 //   - Reduce returns the sequential left fold for an associative combine,
 //     which need not commute.
 //   - Importing par starts no goroutine: a pool starts on first use, and
-//     Close leaves no goroutine behind. The zero Pool is usable, closing
-//     Default is allowed (the next call starts a new default pool), and
-//     Close from a body running on that pool panics.
+//     Close leaves none behind. The zero Pool is usable, Default may be
+//     closed (the next call starts a new one), and Close panics from a body
+//     running on that pool.
 //   - Bad input (a nil function or context, Grain(0), Workers(0), On(nil))
 //     panics at the call with a message that starts with "par:".
 //
-// A call from outside the pool borrows a seat and a recycled frame, so For
-// allocates nothing in the steady state; at parallelism 1 a call is one
+// For allocates nothing in the steady state; at parallelism 1 a call is one
 // plain loop. Pool.Stats reports per-worker counters and the load balance.
-//
-// How the scheduler is built (the parts, one file each, and their
-// invariants) is in docs/DESIGN.md in the module's repository.
+// docs/DESIGN.md in the module's repository describes the scheduler.
 package par

@@ -5,12 +5,10 @@ import (
 	"strings"
 )
 
-// Experiments: scheduling policies that only the benchmarks compare, each
-// heuristic's A/B among them (docs/DESIGN.md, "Heuristics"). A program
-// selects them only when built with the tag parloop_experiments, from the
-// environment variable PARLOOP_EXPERIMENT read when a pool starts
-// (experiment_env.go); otherwise every pool runs the defaults. Tests set
-// them through export_test.go.
+// Experiments: scheduling policies only the benchmarks compare, each
+// heuristic's A/B among them (docs/DESIGN.md, "Heuristics"), read from
+// PARLOOP_EXPERIMENT at a pool's start only with the build tag
+// parloop_experiments (experiment_env.go); tests, through export_test.go.
 type experiment struct {
 	victims       victimPolicy // the order in which idle workers steal (steal.go)
 	noBackoff     bool         // idle workers park without spinning first (worker.go)
@@ -44,9 +42,9 @@ var experimentSettings = map[string]func(*experiment){
 	"spinners=half": func(*experiment) {}, "kicks=on": func(*experiment) {},
 }
 
-// parseExperiment parses a comma-separated list of settings; "default" and
-// empty items set nothing. An unknown setting is an error, so that a typo
-// cannot pass for a measurement.
+// parseExperiment parses a comma-separated list of settings ("default" and
+// empty ones set nothing). An unknown setting is an error: a typo must not
+// pass for a measurement.
 func parseExperiment(s string) (experiment, error) {
 	var e experiment
 	for _, kv := range strings.Split(s, ",") {

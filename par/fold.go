@@ -7,30 +7,24 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// Worker-local accumulators (Fold): one cell per worker slot of the pool
-// plus one for the calling goroutine, made with init the first time a piece
-// runs there (oneTBB's combinable, Rayon's fold_with), where ReduceRange
-// would make one per piece. A body that makes a nested call may, while it
-// waits, run another piece of the same Fold on the same slot; so a cell is
-// busy while a piece uses it, and a piece that finds its cell busy gets an
-// accumulator of its own, kept in a spare list and merged like the others.
-// Cells are written only by their slot's goroutine (the caller's cell only
-// by the caller: isolation keeps other callers out); the merge after the
-// call reads them, ordered after their writes by the call's completion.
+// Worker-local accumulators (Fold, after oneTBB's combinable): one cell
+// per worker slot plus one for the caller, made with init when a piece
+// first runs there. A body's nested call may, while it waits, run another
+// piece of the same Fold on the same slot, so a piece that finds its cell
+// busy gets a spare one. Cells are written only by their slot's goroutine
+// (the caller's only by the caller: isolation keeps other callers out);
+// the merge reads them after the call's completion, which orders the writes.
 
 // Fold runs body over disjoint pieces [lo, hi) that together cover [0, n),
-// in parallel, handing each piece the accumulator of the worker running it:
-// made by init the first time that worker runs a piece of this call, so a
-// call makes at most one accumulator per worker (and one for the calling
-// goroutine), however many pieces there are. When every piece is done, Fold
-// merges the accumulators with merge and returns the result; with n <= 0 it
-// returns init().
+// in parallel, handing each piece the accumulator of the worker running it,
+// made by init the first time that worker runs a piece of this call: at
+// most one per worker and one for the caller, however many pieces. Fold
+// then merges them with merge and returns the result; with n <= 0, init().
 //
-// Pieces do not reach a worker in index order, so merge must be associative
-// and commutative (adding counts, merging maps of counts), and the result
-// must not depend on which worker folded which piece. For an ordered fold
-// use ReduceRange. Panics and Goexit are handled as in For. It takes the On,
-// Grain, Track and Weighted options.
+// Pieces reach workers in no particular order, so merge must be associative
+// and commutative (adding counts, merging maps of counts). For an ordered
+// fold use ReduceRange. Panics as in For. It takes the On, Grain, Track and
+// Weighted options.
 func Fold[L any](n int, init func() L, body func(acc *L, lo, hi int), merge func(a, b L) L, opts ...Option) L {
 	mustBody("Fold", "init function", init == nil)
 	mustBody("Fold", "body", body == nil)
@@ -48,8 +42,7 @@ func Fold[L any](n int, init func() L, body func(acc *L, lo, hi int), merge func
 	return tab.merge(merge)
 }
 
-// localCell is one accumulator. busy is owner-only: only the goroutine of
-// the slot the cell belongs to reads or writes it.
+// localCell is one accumulator; busy is its slot's goroutine's only.
 type localCell[L any] struct {
 	acc  L
 	busy bool
@@ -72,8 +65,7 @@ func newLocalTable[L any](p *Pool, init func() L) *localTable[L] {
 	return &localTable[L]{pool: p, init: init, workers: w, cells: make([]atomic.Pointer[localCell[L]], w+1)}
 }
 
-// cell returns the accumulator for the piece about to run on the calling
-// goroutine, marked busy.
+// cell returns the accumulator, marked busy, for the goroutine's piece.
 func (t *localTable[L]) cell() *localCell[L] {
 	i := t.workers                                                                // the caller
 	if s := lookupWorker(platform.GoroutineKey()); s != nil && s.pool == t.pool { // a worker of another pool is this call's caller
@@ -86,11 +78,8 @@ func (t *localTable[L]) cell() *localCell[L] {
 	if c == nil {
 		c = &localCell[L]{acc: t.init()}
 		t.cells[i].Store(c)
-	} else if c.busy {
-		return t.spareCell()
 	}
-	c.busy = true
-	return c
+	return t.claim(c)
 }
 
 // beyondCell is cell for a worker the table has no place for.
@@ -105,18 +94,18 @@ func (t *localTable[L]) beyondCell(id int32) *localCell[L] {
 		t.beyond[id] = c
 	}
 	t.mu.Unlock()
-	if c.busy {
-		return t.spareCell()
-	}
-	c.busy = true
-	return c
+	return t.claim(c)
 }
 
-func (t *localTable[L]) spareCell() *localCell[L] {
-	c := &localCell[L]{acc: t.init(), busy: true}
-	t.mu.Lock()
-	t.spare = append(t.spare, c)
-	t.mu.Unlock()
+// claim marks c busy for a piece, or, if a piece uses it, makes a spare.
+func (t *localTable[L]) claim(c *localCell[L]) *localCell[L] {
+	if c.busy {
+		c = &localCell[L]{acc: t.init()}
+		t.mu.Lock()
+		t.spare = append(t.spare, c)
+		t.mu.Unlock()
+	}
+	c.busy = true
 	return c
 }
 

@@ -14,17 +14,15 @@ package par
 //
 // Why take finds g's task or something s pushed after it: everything f
 // pushed was taken back or completed before f returned, and thieves take
-// from the other end. But s may have helped while f waited, and pushed the
-// halves of pieces it stole and split, which stay in its deque if the task
-// it waited for was done first: take runs those (they are of s's tree)
-// until it reaches g's task or an empty deque. f may also have run g's task
-// itself while helping; done tells that case apart.
+// from the other end. But s may have helped while f waited, and pushed
+// halves of pieces it stole and split, left in its deque if the task it
+// waited for was done first: take runs those (of s's tree) until it
+// reaches g's task or an empty deque; done tells if f ran g's task itself.
 //
-// Panics and Goexit: the one deferred function (forkState.unwind) does
-// nothing on the fast path. Otherwise it joins g's task if it is still out
-// (running it, or waiting for its thief), then re-panics with the first
-// panic (f's wins over g's) or lets a Goexit go on. So both functions
-// always run, and the caller goes on only after both have returned.
+// Panics and Goexit: the one deferred function (forkState.unwind), idle on
+// the fast path, joins g's task if it is still out (running it, or waiting
+// for its thief), then re-panics with the first panic (f's over g's) or
+// lets a Goexit go on: both functions run, and return before the caller.
 
 import (
 	"unsafe"
@@ -32,10 +30,9 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// forkRunner runs the g of a fork's task with its argument, both in the
-// task's box, leaving the result there. Its one implementation is
-// callBox[Y, B], a zero-size type, so storing it allocates nothing and its
-// dynamic type says the box's type.
+// forkRunner runs the g of a fork's task on its argument, leaving the
+// result in the task's box. Its one implementation, callBox[Y, B], is
+// zero-size: storing it allocates nothing, and its type says the box's.
 type forkRunner interface{ run(t *task) }
 
 // forkBox is a fork task's box: g, its argument, and its result.
@@ -52,10 +49,9 @@ func (callBox[Y, B]) run(t *task) {
 	bx.b = call(bx.g, bx.y)
 }
 
-// call returns g(y), or y() when g is nil and y is a func() B: Both's
-// functions, which fork calls so because a generic function value made in
-// Both (a thunk for B) is a closure over its dictionary, allocated once
-// it is stored in a box.
+// call returns g(y), or y() when g is nil and y is a func() B (Both's g: a
+// thunk made in Both would be a closure over its dictionary, allocated once
+// stored in a box).
 func call[Y, B any](g func(Y) B, y Y) B {
 	if g != nil {
 		return g(y)
@@ -63,9 +59,8 @@ func call[Y, B any](g func(Y) B, y Y) B {
 	return any(y).(func() B)()
 }
 
-// sameRunner reports whether a and b have the same dynamic type (all
-// forkRunners are zero-size, so that is equality): the first word of an
-// interface value, compared without a call.
+// sameRunner reports whether a and b have the same dynamic type (for
+// zero-size forkRunners, equality), comparing first words without a call.
 func sameRunner(a, b forkRunner) bool {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
 }
@@ -84,9 +79,8 @@ type forkState struct {
 }
 
 // fork runs f here and g(y) here or on a thief, and returns both results
-// (see above). g may be nil where y is a function to call with no argument
-// (call). f is a function of no argument, so that what it captures does not
-// escape: fork only calls it.
+// (see above); g may be nil (call). f takes no argument, so that what it
+// captures does not escape.
 func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, y Y) (A, B) {
 	t := s.newTask()
 	var r forkRunner = callBox[Y, B]{}
@@ -126,9 +120,8 @@ func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, y Y) (A, B) {
 	return a, b
 }
 
-// unwind is a fork's abnormal path: f (forkForked) or g (forkInline)
-// panicked or called Goexit. It joins g's task if it is still out, then
-// re-panics with the first panic, or lets the Goexit go on.
+// unwind is a fork's abnormal path, after f (forkForked) or g
+// (forkInline) panicked or called Goexit (see above).
 func (fs *forkState) unwind() {
 	if fs.phase == forkDone {
 		return
@@ -142,10 +135,9 @@ func (fs *forkState) unwind() {
 	}
 }
 
-// take takes back g's task t after f has returned (see above). It reports
-// true when t was not stolen: t is the caller's again, to run g inline.
-// Else it waits, running other work, until the thief has run g, and t,
-// holding g's result and panic, is the caller's to read and free.
+// take takes back g's task t after f has returned (see above), reporting
+// true when t was not stolen: the caller runs g inline. Else it helps until
+// the thief has run g; t, with g's result and panic, is then the caller's.
 func (s *slot) take(t *task) bool {
 	if n := s.nPriv - 1; n >= 0 && s.priv[n] == t && !s.want.Load() {
 		// The fast path: t is on top of the private stack (so not done:
@@ -169,9 +161,8 @@ func (s *slot) take(t *task) bool {
 	return false
 }
 
-// joinFork completes the fork of t on the abnormal path: run g inline if it
-// was not stolen, else wait for its thief; g's panic is dropped (the first
-// one is already unwinding). It frees t.
+// joinFork completes the fork of t on the abnormal path, as take does, and
+// frees t; g's panic is dropped (the first one is already unwinding).
 func (s *slot) joinFork(t *task) {
 	if s.take(t) {
 		c := catcher{lo: 1, hi: 2}
@@ -185,10 +176,9 @@ func (s *slot) joinFork(t *task) {
 }
 
 // runFork runs a fork's task taken from a deque by a thief (or by its
-// forker while it helped). After done is set the task belongs to its
-// waiter again: nothing here touches it afterwards. A panic or a Goexit in
-// g is recorded in t.pe, and done set, by the deferred function: on Goexit
-// that is the last thing this goroutine does for the task.
+// forker while it helped). Once done is set the task is its waiter's again,
+// and nothing here touches it. A panic or Goexit in g is recorded in t.pe,
+// and done set, by the deferred function.
 func (s *slot) runFork(t *task) {
 	s.unflushedPieces++
 	w := t.waiter
@@ -212,9 +202,8 @@ func finishFork(s *slot, t *task, w *slot) {
 	}
 }
 
-// freeFork recycles a fork's task after its thief ran it. Only the fields
-// a thief sets need clearing; the box stays for the next fork of its
-// types (dropBoxes clears it when the slot goes idle).
+// freeFork recycles a fork's task after its thief ran it, clearing only
+// what a thief sets; the box stays (dropBoxes).
 func (s *slot) freeFork(t *task) {
 	t.done.Store(false)
 	t.thief.Store(0)
@@ -222,9 +211,8 @@ func (s *slot) freeFork(t *task) {
 	s.recycleTask(t)
 }
 
-// serialFork is fork without a seat (a closed pool, or every guest seat
-// held): f, then g(y), on the caller, with the same rules for panics and
-// Goexit.
+// serialFork is fork without a seat: f, then g(y), on the caller, with the
+// same rules for panics and Goexit.
 func serialFork[Y, A, B any](f func() A, g func(Y) B, y Y) (a A, b B) {
 	c := catcher{lo: 0, hi: 1}
 	defer c.catch(nil, func(pe *PanicError) {
@@ -260,8 +248,7 @@ type fnSpan struct {
 }
 
 // invokeSpan runs sp's functions: one directly, more by forking the two
-// halves on the slot the running goroutine holds (a thief runs the upper
-// half on its own), or one after the other without a seat.
+// halves on the goroutine's seat, or serially without one.
 func invokeSpan(sp fnSpan) none {
 	if len(sp.fns) == 1 {
 		if _, pe := callCaught(callFunc, sp.fns[0], sp.off); pe != nil {

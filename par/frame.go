@@ -1,20 +1,17 @@
 package par
 
-// The frame: one per framed call (route.go), shared by its pieces, the same
-// for loops and reductions.
+// The frame: one per framed call (route.go), shared by its pieces.
 //
 // A call's range is one piece at first, the root task, run by its caller.
 // A piece runs grain by grain (loop); between grains it may split
 // (offer.go): the upper half of its rest becomes a new piece, pushed where
-// thieves take it, and both halves become the children of a new join that
-// takes the piece's place in the tree. A finished piece arrives at its
-// join; the last of a join's two children to arrive continues upward
-// (arrive), so nobody waits at a join, and the root's arrival completes the
-// call (stop.go). A reduction's piece folds its grains left to right from
-// its first, and joins combine left and right, so by associativity the
-// root holds the fold of the whole range (identity is applied once, by the
-// verb). A loop is a reduction of nothing (T = none): no combine, and its
-// joins carry nothing and are recycled.
+// thieves take it, and both halves become the children of a new join in
+// the piece's place. The last of a join's two children to arrive carries on
+// upward (arrive), so nobody waits at a join; the root's arrival completes
+// the call (stop.go). A reduction's piece folds its grains left to right,
+// and joins combine left and right, so by associativity the root holds the
+// fold of the whole range (the verb applies identity once). A loop is a
+// reduction of nothing (T = none): no combine; its joins are recycled.
 
 import (
 	"context"
@@ -27,12 +24,10 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// none is the value type of a loop's frame: loops are reductions of
-// nothing.
+// none is the value type of a loop's frame.
 type none = struct{}
 
-// job is what a call runs; exactly one of each, rng, eachErr and leaf is
-// set.
+// job is what a call runs: exactly one of each, rng, eachErr and leaf.
 type job[T any] struct {
 	each    func(i int)                            // For, Map
 	rng     func(lo, hi int)                       // ForRange, Fold
@@ -46,11 +41,10 @@ type job[T any] struct {
 // errCtxDone reports that eachErr stopped because its context was done.
 var errCtxDone = errors.New("par: the call's context is done")
 
-// run runs the job's body over [lo, hi) and returns a leaf's result, or
-// eachErr's first error (errCtxDone once the context is done). Each index
-// looks at stop first (nil in a plain run, where nobody else can stop the
-// call), so that after a panic or an error at most one more index starts
-// on each slot, however long the grain.
+// run runs the body over [lo, hi) and returns a leaf's result, or eachErr's
+// first error (errCtxDone once the context is done). Each index looks at
+// stop first (nil in a plain run: nobody else can stop it), so after a
+// panic or an error at most one more index starts on each slot.
 func (b *job[T]) run(lo, hi int, stop *atomic.Bool) (v T, err error) {
 	switch {
 	case b.leaf != nil:
@@ -79,9 +73,8 @@ func (b *job[T]) run(lo, hi int, stop *atomic.Bool) (v T, err error) {
 }
 
 // eachIndex runs body(i) for i in [lo, hi), looking at stop before each if
-// it is not nil. Written as a test and a break, not "i < hi && !stop": the
-// compiler made that condition a bool in a register, tested again (four
-// branches an iteration).
+// it is not nil. A test and a break, not "i < hi && !stop", which compiles
+// to four branches an iteration.
 //
 //go:noinline
 func eachIndex(body func(int), stop *atomic.Bool, lo, hi int) {
@@ -127,11 +120,9 @@ type core struct {
 	labels   unsafe.Pointer // the caller's pprof label set
 	traced                  // the call's trace task, if a trace was recorded at its start
 
-	// Owner-only clock readings, so that a guest's call, which times
-	// itself for the callers' busy time, reads the cycle counter twice
-	// rather than four times: startTicks is the call's start and the
-	// start of the owner's first grain; endTicks is the end of the owner's
-	// last grain.
+	// Owner-only clock readings, so that a guest's call, timed for the
+	// callers' busy time, reads the clock twice, not four times: the call's
+	// start, which starts the owner's first grain, and the end of its last.
 	startTicks, endTicks int64
 }
 
@@ -157,9 +148,8 @@ type rjoin[T any] struct {
 	vals [2]T
 }
 
-// newJoin makes a join for a split of this call on slot s: a recycled one
-// for a loop, an rjoin for a reduction (not recycled: it holds values of
-// T).
+// newJoin makes a join for a split on slot s: a recycled one for a loop, a
+// new rjoin for a reduction (it holds values of T).
 func (f *frame[T]) newJoin(s *slot) *join {
 	if f.b.combine == nil {
 		return s.newJoin()
@@ -194,10 +184,9 @@ func putFrame[T any](s *slot, f *frame[T]) {
 	}
 }
 
-// begin readies f for a call on pool p made on slot s. It resets the core
-// field by field: a composite literal would be built on the caller's stack
-// first, which made the caller's frame large enough to grow the stack of
-// every new goroutine that makes a call.
+// begin readies f for a call on pool p made on slot s, field by field: a
+// composite literal, built on the stack first, would make a fresh
+// goroutine's first call grow its stack.
 //
 //go:noinline
 func (f *frame[T]) begin(p *Pool, s *slot, sp *spec, b *job[T], tc traced) {
@@ -209,12 +198,12 @@ func (f *frame[T]) begin(p *Pool, s *slot, sp *spec, b *job[T], tc traced) {
 	f.b = *b
 }
 
-// runFramed runs a framed call of body b over [lo, n) on slot s of pool p
-// (a guest seat acquired for it if guest, released here), and returns its
-// fold, its first error, or re-raises a body's panic or Goexit once every
-// piece is done. This is the one place a call's caller unwinds a Goexit:
-// the deferred function stops the call, waits for it (helping only with
-// its own deque, stop.go), and gives back the seat; the Goexit goes on.
+// runFramed runs a framed call of b over [lo, n) on slot s of pool p (a
+// guest seat acquired for it if guest, released here) and returns its fold
+// and first error, or re-raises a body's panic or Goexit once every piece
+// is done. It is the one place a caller unwinds a Goexit: the deferred
+// function stops the call, waits for it (waitUnwinding), gives back the
+// seat, and the Goexit goes on.
 func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Pool, lo, n int) (T, bool, error) {
 	f := getFrame[T](s)
 	f.begin(p, s, sp, b, tc)
@@ -244,9 +233,8 @@ func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Po
 	return v, have, err
 }
 
-// end reads the outcome of f's call after every piece is done, recycles
-// f and, for a guest, accounts the call's time since t0 and releases the
-// seat.
+// end reads the outcome after every piece is done, recycles f and, for a
+// guest, accounts the time since t0 and releases the seat.
 func (f *frame[T]) end(s *slot, guest bool, t0 int64) (T, bool, *PanicError, error) {
 	v, have, pe, err, t1 := f.result, f.have, f.pe.Load(), f.err, f.endTicks
 	putFrame(s, f)
@@ -259,8 +247,7 @@ func (f *frame[T]) end(s *slot, guest bool, t0 int64) (T, bool, *PanicError, err
 	return v, have, pe, err
 }
 
-// runPiece runs piece t on slot s, then hands its result to its join and
-// frees t.
+// runPiece runs piece t on slot s, hands its result to its join, frees t.
 func (f *frame[T]) runPiece(s *slot, t *task) {
 	s.unflushedPieces++
 	var r *trace.Region
@@ -276,10 +263,8 @@ func (f *frame[T]) runPiece(s *slot, t *task) {
 	f.arrive(s, parent, side, acc, have)
 }
 
-// iterate runs piece t and catches what ends a body abnormally: the call
-// stops (stop.go) and the piece counts as finished with no value. After a
-// Goexit runPiece will not go on, so the deferred function finishes the
-// piece itself.
+// iterate runs piece t; a panic or Goexit stops the call (stop.go) and
+// finishes the piece with no value (on Goexit here: runPiece will not go on).
 func (f *frame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 	var c catcher
 	defer c.catch(&f.stop, func(pe *PanicError) {
@@ -297,14 +282,12 @@ func (f *frame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 	return acc, have
 }
 
-// loop is the piece loop: grain by grain, each one timed and followed by a
-// look for demand (offer.go). A function of its own, so that a reduction's
-// accumulator stays in a register (iterate's deferred function would put
-// iterate's results in memory).
+// loop runs piece t grain by grain, each timed, then a look for demand
+// (offer.go); not in iterate, whose defer would keep acc in memory.
 func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 	if f.solo {
 		c.lo, c.hi = t.lo, t.hi
-		return f.grain(t, int64(t.lo), int64(t.hi), acc, false)
+		return f.grain(int64(t.lo), int64(t.hi), acc, false)
 	}
 	if f.fewItems {
 		f.offerItems(s, t, f)
@@ -316,7 +299,7 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 		end := f.grainEnd(&pc, cur, int64(t.hi))
 		f.openCut(s, t, &pc, f, cur, end, t0)
 		c.lo, c.hi = int(cur), int(end)
-		acc, have = f.grain(t, cur, end, acc, have)
+		acc, have = f.grain(cur, end, acc, have)
 		s.closeCut(t)
 		t0 = f.afterGrain(s, t, &pc, f, end, f.units(cur, end), t0)
 		cur = end
@@ -325,8 +308,8 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 	return acc, have
 }
 
-// grain runs [lo, hi) of piece t and folds its value into acc.
-func (f *frame[T]) grain(t *task, lo, hi int64, acc T, have bool) (T, bool) {
+// grain runs [lo, hi) of a piece and folds its value into acc.
+func (f *frame[T]) grain(lo, hi int64, acc T, have bool) (T, bool) {
 	v, err := f.b.run(int(lo), int(hi), &f.stop)
 	if err != nil {
 		f.setErr(err)
@@ -344,9 +327,8 @@ func (f *frame[T]) grain(t *task, lo, hi int64, acc T, have bool) (T, bool) {
 }
 
 // arrive delivers a piece's value to its join and climbs while it is the
-// last of its pair, combining in index order: the join's continuation runs
-// here, on whichever slot finished last. The root's arrival completes the
-// call.
+// last of its pair, combining in index order; the root's arrival completes
+// the call.
 //
 // Ordering: everything a child did happens before its pending.Add, and the
 // last arriver's Add observes both children's, so it (and the owner,
@@ -395,10 +377,9 @@ func (f *frame[T]) merge(a T, haveA bool, b T, haveB bool) (T, bool) {
 }
 
 // detach gives [mid, t.hi) of piece t to a new piece made on slot s and
-// makes t end at mid: both become the children of j, a join of f's kind,
-// which takes t's place under t's parent. It is the one split of a piece,
-// made by its owner or by a thief that cut it while it ran (offer.go), who
-// must have t to itself.
+// makes t end at mid, both children of j, a join of f's kind, in t's place.
+// The one split of a piece, by its owner or by a thief cutting it
+// (offer.go), who must have t to itself.
 func (c *core) detach(s *slot, t *task, f runner, j *join, mid int) *task {
 	j.pending.Store(2)
 	j.parent, j.side = t.parent, t.side

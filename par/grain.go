@@ -5,14 +5,11 @@ package par
 //
 // Every grain is timed with the cycle counter and the next one sized to
 // take about grainTargetNs, growing at most 64-fold a step; a cost is
-// believed only from a grain of at least calibratedNs (shorter ones mostly
-// measure the clock). A piece publishes what it learned when it splits, so
-// pieces stolen later start with it. A Grain option is a lower bound. With
-// Weighted every measure is in weight units: a grain ends at the first index
-// where its weight has run, but covers at most twice the items of its
-// piece's previous grain, since a grain runs whole and weights that
-// understate costs would merge expensive items into one grain nobody can
-// take. Plain runs (plain.go) run chunks of 1, 2, 4, ... indices instead.
+// believed only from a grain of at least calibratedNs. A splitting piece
+// publishes what it learned, for pieces stolen later; a Grain option is a
+// lower bound. With Weighted every measure is in weight units, but a grain
+// covers at most twice its piece's previous grain's items: understated
+// weights must not merge costly items into one grain nobody can take.
 
 import (
 	"math"
@@ -37,8 +34,7 @@ const (
 )
 
 // tickThresholds are the durations above in ticks, converted once per
-// calibration of the cycle counter rather than at every grain, and
-// replaced whole, so that a reader sees one consistent set.
+// calibration and replaced whole, so that a reader sees one set.
 type tickThresholds struct {
 	target, calibrated, splitMin, splitWake, cutMin, cutAge, kickEvery, young int64
 }
@@ -55,18 +51,15 @@ func setThresholds() {
 	})
 }
 
-// calibrate measures the cycle counter's rate once enough time has passed
-// (from slow paths: a pool's start and its resize checks).
+// calibrate measures the cycle counter's rate when due (from slow paths).
 func calibrate() {
 	if platform.Calibrate() {
 		setThresholds()
 	}
 }
 
-// pacer sizes the grains of one piece, on the stack of the piece's loop.
-// The cost of an iteration is kept as the grain that measured it (costIters
-// iterations in costTicks ticks), not a quotient, so the common grain after
-// which nothing splits divides nothing (costAtLeast compares products).
+// pacer sizes a piece's grains. The cost is kept as the grain that measured
+// it, not a quotient, so that costAtLeast divides nothing.
 type pacer struct {
 	grain     int64 // iterations in the next grain
 	costIters int64 // iterations of the grain that measured the cost; 0: not measured yet
@@ -84,7 +77,7 @@ func (c *core) newPacer() pacer {
 }
 
 // adapt records that iters iterations took dt ticks and sizes the next
-// grain: about the target, kept as it is when within a factor of two.
+// grain for the target, unchanged when within a factor of two.
 func (c *core) adapt(pc *pacer, iters, dt int64) {
 	dt = max(dt, 1)
 	tk := thresholds.Load()
@@ -107,9 +100,8 @@ func (c *core) adapt(pc *pacer, iters, dt int64) {
 	pc.grain = max(min(next, 64*pc.grain, maxGrain), c.minGrain, 1)
 }
 
-// costAtLeast reports whether rem units at the pacer's measured cost take
-// at least ticks: rem*costTicks >= ticks*costIters, in 128 bits. False
-// while the cost is not measured.
+// costAtLeast reports whether rem units at the measured cost take at least
+// ticks (rem*costTicks >= ticks*costIters, in 128 bits); false unmeasured.
 func (pc *pacer) costAtLeast(rem, ticks int64) bool {
 	if pc.costIters == 0 {
 		return false
@@ -119,8 +111,7 @@ func (pc *pacer) costAtLeast(rem, ticks int64) bool {
 	return h1 > h2 || (h1 == h2 && l1 >= l2)
 }
 
-// publish hands what a piece learned to its call, before it pushes a half
-// that another slot may start.
+// publish hands what a piece learned to its call, before a split.
 func (c *core) publish(pc *pacer) {
 	if pc.grain > c.grain.Load() {
 		c.grain.Store(pc.grain)
@@ -135,9 +126,8 @@ func (c *core) publish(pc *pacer) {
 	}
 }
 
-// grainEnd is where the next grain of a piece at cur ends, at most hi and
-// at least cur+1: pc.grain iterations, or with Weighted pc.grain units of
-// weight and at most twice the previous grain's items.
+// grainEnd is where the next grain from cur ends, in (cur, hi]: after
+// pc.grain iterations, or units of weight (see above).
 func (c *core) grainEnd(pc *pacer, cur, hi int64) int64 {
 	if c.prefix == nil {
 		if pc.grain < hi-cur {
@@ -163,9 +153,8 @@ func (c *core) units(lo, hi int64) int64 {
 	return c.prefix[hi] - c.prefix[lo]
 }
 
-// midpoint returns where a split of [cur, hi) puts its upper half: the
-// middle index, or for a weighted call the cut nearest to half the weight,
-// leaving both sides at least one index. hi-cur >= 2.
+// midpoint returns where a split of [cur, hi), hi-cur >= 2, puts its upper
+// half: the middle, or the cut nearest to half the weight; never an end.
 func (c *core) midpoint(cur, hi int) int {
 	if c.prefix == nil || c.prefix[hi] == c.prefix[cur] {
 		return cur + (hi-cur)/2

@@ -14,26 +14,20 @@ import (
 // cores and hardware threads, which of them the process may use, and the
 // order in which a pool's workers take them. Print it to see it.
 type Machine struct {
-	t *topology.Topology
-	// simulated is true for a machine read from a capture: its CPU ids are
-	// not this machine's, so a pool on it never pins threads.
-	simulated bool
+	t         *topology.Topology
+	simulated bool // read from a capture: its CPU ids are not ours, so never pinned
 }
 
 // HostMachine returns the machine this process runs on, read from sysfs and
-// procfs with the calling thread's affinity mask and the process's cgroup
-// limits. It never fails: without sysfs (or outside Linux) the machine is
-// flat, runtime.NumCPU() CPUs with no structure.
+// procfs with the calling thread's affinity mask and cgroup limits; without
+// sysfs (or outside Linux), a flat machine of runtime.NumCPU() CPUs.
 func HostMachine() *Machine { return &Machine{t: topology.Host()} }
 
-// hostOnce is the host machine as pools see it: read once per process, on
-// the first pool's start, so that a pool's start and its resizes, made
-// under its mutex, never read sysfs again.
+// hostOnce is the host machine as pools see it, read once per process, so
+// that no start or resize reads sysfs under a pool's mutex again.
 var hostOnce = sync.OnceValue(HostMachine)
 
-// readMachine reads a captured machine (sim.ReadMachine): simulated, so a
-// pool placed on it uses its CPU ids for placement and victim orders but
-// pins nothing.
+// readMachine reads a captured, simulated machine (sim.ReadMachine).
 func readMachine(fsys fs.FS) (*Machine, error) {
 	t, err := topology.Read(fsys)
 	if err != nil {
@@ -42,8 +36,7 @@ func readMachine(fsys fs.FS) (*Machine, error) {
 	return &Machine{t: t, simulated: true}, nil
 }
 
-// placement describes where a pool of parallelism n places its worker
-// threads on m (sim.Placement).
+// placement describes where a pool of parallelism n places workers on m.
 func placement(m *Machine, n int, pinned bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pool: parallelism %d = %d worker threads + the calling goroutine, pinned=%v\n", n, n-1, pinned && !m.simulated)
@@ -71,9 +64,8 @@ func (m *Machine) CPUs() int { return m.t.Usable() }
 
 // String renders the machine like a small lstopo: a tree of packages, NUMA
 // nodes, L3 and L2 domains, clusters, cores and hardware threads (PUs) with
-// their OS indexes, followed by NUMA distances and core kinds. A NUMA node
-// without CPUs is a childless "NUMANode L#i (P#n)" line under the part of
-// the machine nearest to it.
+// their OS indexes, then NUMA distances and core kinds. A NUMA node without
+// CPUs is a childless "NUMANode L#i (P#n)" line under its nearest part.
 func (m *Machine) String() string { return m.t.String() }
 
 // Summary is exactly "packages=N numa=N l3=N cores=N threads=N", counting

@@ -8,25 +8,19 @@ import (
 	"sync/atomic"
 )
 
-// Observing calls: progress counters and execution traces.
-//
-// Both cost a nil test per grain when unused. A Progress is a pair of
-// counters that pieces add to after each grain (an atomic add per grain of
-// about 2 µs, only when a Progress was given). Tracing follows
-// runtime/trace: when a trace is being recorded at the start of a call
-// (trace.IsEnabled, one atomic load), the call is a trace task named after
-// the verb, and each piece a region on the goroutine that ran it, named
-// "piece" on the caller's own seat and "stolen piece" elsewhere, with a log
-// of its range, so `go tool trace` shows how a call spread over the
-// workers. A fork from outside the pool is a task too, for its whole call
-// tree, and each of the tree's functions that a thief ran a "stolen fork"
-// region. A call nested in a traced tree is a subtask of the tree's root;
-// ForErr's and MapErr's tasks are subtasks of their context's task.
+// Observing calls, at a nil test per grain when unused: Progress counters,
+// added to after each grain, and runtime/trace. A call that starts while a
+// trace is recorded is a task named after the verb, and each piece a
+// region on the goroutine that ran it, "piece" on the caller's seat and
+// "stolen piece" elsewhere, with a log of its range. A fork from outside
+// the pool is a task for its whole call tree, and each function a thief ran
+// a "stolen fork" region. A call nested in a traced tree is a subtask of
+// the tree's root; ForErr's and MapErr's tasks are subtasks of their
+// context's.
 
-// Progress counts the items of the calls it is given to (with Track) that
-// are done, out of their total. Its methods may be called from any
-// goroutine while the calls run. The zero value is ready to use; one
-// Progress may follow several calls, one after another or at once.
+// Progress counts the done items of the calls given it with Track, out of
+// their total, for any goroutine to read while they run. The zero value is
+// ready to use; one Progress may follow several calls, even at once.
 type Progress struct {
 	done, total atomic.Int64
 }
@@ -36,14 +30,13 @@ type Progress struct {
 // items of the grains that finished.
 func (p *Progress) Done() int64 { return p.done.Load() }
 
-// Total returns the number of items of the tracked calls, counted when
-// each call starts.
+// Total returns the number of items of the tracked calls, counted as each
+// starts.
 func (p *Progress) Total() int64 { return p.total.Load() }
 
 // Track reports the call's progress to p: Total grows by n when the call
-// starts, and Done as items finish (after each grain, which is about 2 µs
-// of work; per item with Blocking). Reading p costs the call nothing; it
-// panics if p is nil.
+// starts, and Done as items finish (after each grain of about 2 µs; per
+// item with Blocking). It panics if p is nil.
 func Track(p *Progress) Option {
 	if p == nil {
 		panic("par: Track(nil): no Progress given")
@@ -51,32 +44,25 @@ func Track(p *Progress) Option {
 	return Option{progress: p}
 }
 
-// traced is the trace state of one call: nil ctx when no trace was being
-// recorded when it started.
+// traced is a call's trace state: nil traceCtx if it started untraced.
 type traced struct {
 	traceCtx  context.Context
 	traceTask *trace.Task
 	traceTree uint64 // the call tree whose root task this is (treeTasks), or 0
 }
 
-// startTrace makes the call a trace task if a trace is being recorded: on
-// slot s (nil: no seat) and under parent, the verb's context (nil if it
-// has none).
-//
-// The check inlines into the caller and the rest is a call of its own: its
-// frame, on a fresh goroutine calling a verb for the first time, made the
-// runtime grow and copy the goroutine's 2 KB stack even with tracing off.
+// startTrace makes the call on slot s (nil: none) a trace task, under the
+// verb's context parent (or nil), if tracing. The check inlines; the rest's
+// frame would grow a fresh goroutine's stack even with tracing off.
 func (tc *traced) startTrace(verb string, n int, s *slot, parent context.Context) {
 	if trace.IsEnabled() {
 		tc.startTask(verb, n, s, parent)
 	}
 }
 
-// startTask is startTrace with tracing on. The task's parent is the task of
-// the root of s's call tree if the call is nested in one (so a call tree
-// reads as one task with subtasks), else parent, the verb's context (so a
-// request's trace.NewTask holds the calls made with its context). The first
-// traced call of a tree registers its task as the tree's.
+// startTask is startTrace with tracing on, under the task of the root of
+// s's call tree if any, else parent (so a request's trace.NewTask holds its
+// calls). The first traced call of a tree registers its task as the tree's.
 //
 //go:noinline
 func (tc *traced) startTask(verb string, n int, s *slot, parent context.Context) {
@@ -109,11 +95,10 @@ func (tc *traced) endTrace() {
 	}
 }
 
-// treeTasks maps a call tree (slot.tree) to the trace context of its root
-// call, while tracing: written by the root call's startTask and endTrace,
-// read by the calls nested in the tree and by thieves running its forks.
-// Tree ids are unique among live trees (seats.go), and a root ends after
-// every task of its tree has run.
+// treeTasks maps a call tree (slot.tree) to its root call's trace context,
+// while tracing: written by the root's startTask and endTrace, read by the
+// calls nested in the tree and by thieves running its forks. Tree ids are
+// unique among live trees (seats.go), and a root ends after its tasks.
 var treeTasks sync.Map
 
 // treeTask returns the trace context of tree's root call, or nil.
@@ -127,12 +112,9 @@ func treeTask(tree uint64) context.Context {
 	return nil
 }
 
-// tracedFork runs fork, a fork from outside the pool (Join, Both, BothOf,
-// Invoke on the guest seat s: the root of a call tree), as a trace task,
-// with n its number of functions. The forks nested in it make no task of
-// their own: a recursion of a million forks is one task. Called with
-// tracing on only, so that the verbs pay a load and a branch when it is
-// off.
+// tracedFork runs fork, a fork of n functions from outside the pool (on
+// guest seat s, the root of a call tree), as a trace task; its nested
+// forks make none. Called only with tracing on.
 func tracedFork(s *slot, verb string, n int, fork func()) {
 	var tc traced
 	tc.startTask(verb, n, s, nil)
@@ -140,9 +122,8 @@ func tracedFork(s *slot, verb string, n int, fork func()) {
 	fork()
 }
 
-// stolenFork starts the region of a fork's function run by a thief, s, in
-// the task of its call tree: "stolen fork". It returns nil when tracing is
-// off or the tree has no task (it began before the trace did).
+// stolenFork starts the "stolen fork" region of a fork's function run by
+// thief s, in its tree's task; nil if tracing is off or the tree has none.
 func stolenFork(s *slot) *trace.Region {
 	if !trace.IsEnabled() {
 		return nil
@@ -161,8 +142,7 @@ func endRegion(r *trace.Region) {
 	}
 }
 
-// pieceRegion starts the trace region of a piece [lo, hi) running on s, or
-// returns nil. The caller ends it.
+// pieceRegion starts the region of piece [lo, hi) on s; the caller ends it.
 func (c *core) pieceRegion(s *slot, lo, hi int) *trace.Region {
 	name := "piece"
 	if s != c.owner {

@@ -1,22 +1,18 @@
 package par
 
-// When work is offered to thieves (steal.go decides where idle workers take
-// it from): lazy splits after a grain, few items offered before the first
-// one, and cuts of a piece behind a long grain, with the kicks that make
-// sleepers look at them. Why each exists, and what it was measured to gain,
-// is in docs/DESIGN.md.
+// When work is offered to thieves: lazy splits after a grain, few items
+// offered before the first one, cuts of a piece behind a long grain, and
+// kicks that make sleepers look at them (why each, in docs/DESIGN.md).
 //
-// Lazy binary splitting (Tzannes et al., PPoPP 2010). After each grain a
-// piece looks for demand: if its slot's deque is empty and the rest is
-// worth a split (splitMinNs of work; splitWakeNs if a sleeper must be woken
-// for it), it pushes the upper half of its rest and goes on with the
-// lower. Nothing splits while at least P callers are inside calls or the
-// Go scheduler has goroutines waiting for a P (saturation.go).
+// Lazy binary splitting (Tzannes et al., PPoPP 2010): after each grain, if
+// its slot's deque is empty and the rest is worth a split (splitMinNs of
+// work; splitWakeNs if a sleeper must be woken), a piece pushes the upper
+// half of its rest; not while at least P callers are in calls or the Ps
+// are saturated (saturation.go).
 //
 // Few items. A call from outside over at most fewPerWorker items per worker
-// splits down to single items before its first grain, while the cost is
-// unknown, and wakes a sleeper per piece, so n equal items take ceil(n/P)
-// rounds rather than a grain's measurement and a split per round.
+// splits down to single items before its first grain and wakes a sleeper
+// per piece, so n equal items take ceil(n/P) rounds.
 //
 // Cuts. Around a grain that may be long (a piece's first grain while the
 // cost is unknown, or one expected to take cutMinNs) the owner opens its
@@ -30,11 +26,10 @@ package par
 //	              mid-cut). Afterwards t.hi, t.parent and t.side are the
 //	              owner's again, and may have changed.
 //	thief:        CAS(open, cutting); if the grain has run cutAgeNs, the
-//	              call is of the pool and of the thief's tree (the frame's
-//	              tree: a call's first piece is a recycled task that may
-//	              still carry another tree's), and the rest
-//	              is worth a split, detach its upper half under a new join,
-//	              as the owner's own split would; state.Store(open).
+//	              call is of the pool and of the thief's tree (the frame's:
+//	              a recycled first piece may carry another's), and the
+//	              rest is worth a split, detach its upper half under a new
+//	              join; state.Store(open).
 //
 // Only the thief that moved the state from open to cutting writes t, and
 // the owner reads t only after its CAS from open to closed, which cannot
@@ -43,16 +38,13 @@ package par
 // consistent), and likewise the owner's writes of the point before the
 // thief's CAS. t is not freed while the point is open: the owner frees a
 // piece only after closing it, and a grain that panics closes it first
-// (frame.go, iterate). The cut join is an ordinary split's, so reductions
-// still combine in index order. A piece run inside an open grain of its
-// slot (a nested call's) leaves the point alone: the outer rest, the
-// larger, stays offered.
+// (iterate). The cut join is an ordinary split's, so reductions still
+// combine in index order. A nested call's piece run inside an open grain
+// leaves the point alone: the outer rest, the larger, stays offered.
 //
-// Kicks. A worker parked before a call began does not look at its cut
-// point, so publishing a piece's first grain kicks the worker that parked
-// last when nobody spins (sleep.go): it scans once and parks again. A pool
-// kicks at most once per kickEveryNs, and not at GOMAXPROCS 1 or while the
-// Ps are saturated.
+// Kicks. Publishing a piece's first grain kicks a parked worker (sleep.go),
+// at most once per kickEveryNs per pool, when nobody spins, and not at
+// GOMAXPROCS 1 or while the Ps are saturated.
 
 import (
 	"math/bits"
@@ -62,13 +54,12 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// fewPerWorker: a call from outside over this many items per worker or
-// fewer offers single items.
+// fewPerWorker: the most items per worker for which a call offers singles.
 const fewPerWorker = 4
 
-// shape decides, once per call over n items (guest: from outside the
-// pool), whether the call runs solo (the pool shrank to parallelism 1 since
-// route looked) or offers few items.
+// shape decides, once per call over n items (guest: from outside), whether
+// it runs solo (the pool shrank to parallelism 1 since route looked) or
+// offers few items.
 func (c *core) shape(guest bool, n int) {
 	p := c.pool.layout.Load().active + 1
 	switch {
@@ -84,8 +75,7 @@ func (c *core) shape(guest bool, n int) {
 func (c *core) offerItems(s *slot, t *task, f runner) {
 	items, pushed := t.hi-t.lo, 0
 	for int64(t.hi-t.lo) >= 2*c.minGrain {
-		// Once a grain has measured the cost, only a piece worth a split
-		// is split further.
+		// Once the cost is measured, only a piece worth a split splits.
 		if pc := c.newPacer(); pc.costIters != 0 && !pc.costAtLeast(c.units(int64(t.lo), int64(t.hi)), thresholds.Load().splitMin) {
 			break
 		}
@@ -97,10 +87,9 @@ func (c *core) offerItems(s *slot, t *task, f runner) {
 	}
 }
 
-// afterGrain ends a grain of units units of piece t, started at tick t0
-// and ending at index cur: it sizes the next grain and, if some worker
-// could take it, splits the rest of t. It returns the tick at which the
-// next grain starts.
+// afterGrain ends a grain of units units of piece t, run from tick t0 up
+// to index cur: it sizes the next grain and splits the rest of t if a
+// worker could take it. It returns the tick the next grain starts at.
 func (c *core) afterGrain(s *slot, t *task, pc *pacer, f runner, cur, units, t0 int64) int64 {
 	t1 := platform.Ticks()
 	c.adapt(pc, max(units, 1), t1-t0)
@@ -134,8 +123,7 @@ func (c *core) worthSplitting(s *slot, cur, hi int64, pc *pacer, now int64) bool
 	return true
 }
 
-// splitAt gives [mid, t.hi) of piece t to a new piece, pushed where thieves
-// take it, and makes t end at mid.
+// splitAt detaches [mid, t.hi) of piece t and pushes it for thieves.
 func (c *core) splitAt(s *slot, t *task, f runner, mid int) {
 	s.pushPublic(c.detach(s, t, f, f.newJoin(s), mid))
 	c.pool.notify()
@@ -160,8 +148,7 @@ type cutPoint struct {
 
 // openCut publishes the rest of piece t after its grain [cur, next), about
 // to start at tick t0, if that grain may be long (see above); a first grain
-// also kicks. A tiny loop never measures its cost, so it publishes only its
-// first grain.
+// also kicks.
 func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int64) {
 	if s.cut.t != nil || next >= int64(t.hi) || c.pool.exp.noCut {
 		return
@@ -191,8 +178,7 @@ func (p *Pool) kick(now int64) {
 	}
 }
 
-// closeCut closes s's cut point if piece t opened it, waiting for a thief
-// that is cutting. t's fields are the owner's again afterwards.
+// closeCut closes s's cut point if piece t opened it (see above).
 func (s *slot) closeCut(t *task) {
 	cp := &s.cut
 	if cp.t != t {
@@ -208,8 +194,8 @@ func (s *slot) closeCut(t *task) {
 	cp.t, cp.frame = nil, nil
 }
 
-// cutFrom tries to cut the rest of the piece running on v, for s to run;
-// with tree != 0 only a piece of that call tree.
+// cutFrom tries to cut, for s, the rest of the piece running on v (with
+// tree != 0, only of that call tree).
 func (s *slot) cutFrom(v *slot, tree uint64) *task {
 	cp := &v.cut
 	if v == s || cp.state.Load() != cutOpen || !cp.state.CompareAndSwap(cutOpen, cutCutting) {
@@ -235,15 +221,13 @@ func (s *slot) cutFrom(v *slot, tree uint64) *task {
 }
 
 // worthCutting reports whether [lo, hi) is worth a split at the call's
-// published cost per iteration; while none is published, the grain's own
-// age says the work is not tiny.
+// published cost; without one, the grain's age says the work is not tiny.
 func (c *core) worthCutting(lo, hi int64) bool {
 	pc := c.newPacer()
 	return pc.costIters == 0 || pc.costAtLeast(c.units(lo, hi), thresholds.Load().splitMin)
 }
 
-// cutAny tries the cut points of the workers in order, then of the guest
-// seats held for s's pool (see steal).
+// cutAny tries the workers' cut points in order, then the guest seats'.
 func (s *slot) cutAny(l *layout, order []int32, tree uint64) *task {
 	for _, id := range order {
 		if t := s.cutFrom(l.workers[id], tree); t != nil {

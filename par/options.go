@@ -2,9 +2,8 @@ package par
 
 import "fmt"
 
-// Option adjusts one call of a verb. Options are plain values, so a call that
-// passes none allocates nothing for them. A verb given an option it cannot
-// honour panics at the call, naming it:
+// Option adjusts one call of a verb; a plain value, so options allocate
+// nothing. A verb given an option it cannot honour panics at the call:
 //
 //	option          For ForRange Map ForErr MapErr   Reduce ReduceRange   Fold   Join Invoke Both BothOf
 //	On              yes                              yes                  yes    yes
@@ -14,9 +13,8 @@ import "fmt"
 //	Blocking        yes                              no                   no     no
 //	Deterministic   no                               yes                  no     no
 //
-// Beside Blocking, whose bodies run on goroutines of their own, On, Grain
-// and Weighted mean nothing and panic too, as does Weighted beside
-// Deterministic, whose pieces depend on n alone.
+// On, Grain and Weighted beside Blocking (its bodies run on goroutines of
+// their own) panic too, as does Weighted beside Deterministic.
 type Option struct {
 	pool          *Pool
 	grain         int
@@ -26,9 +24,8 @@ type Option struct {
 	weights       *[]int64 // prefix sums (a pointer: an Option is comparable)
 }
 
-// On runs the call on pool p instead of the default pool (or, for a call made
-// from inside a body, instead of the pool that runs the body). It panics if
-// p is nil; the zero Pool is a valid pool.
+// On runs the call on pool p instead of the default pool (or, inside a
+// body, instead of the body's pool). It panics if p is nil.
 func On(p *Pool) Option {
 	if p == nil {
 		panic("par: On(nil): no pool given")
@@ -36,10 +33,10 @@ func On(p *Pool) Option {
 	return Option{pool: p}
 }
 
-// Grain sets the smallest number of iterations a piece runs before it checks
-// for demand and may split. The scheduler adapts the grain to the measured
-// cost of an iteration; the hint is never required, only a lower bound. With
-// Weighted it is a weight. It panics if n < 1.
+// Grain sets the fewest iterations a piece runs before it checks for
+// demand and may split: a lower bound on the grain, which adapts to the
+// measured cost of an iteration anyway. With Weighted it is a weight. It
+// panics if n < 1.
 func Grain(n int) Option {
 	if n < 1 {
 		panic(fmt.Sprintf("par: Grain(%d): the grain must be at least 1", n))
@@ -47,17 +44,13 @@ func Grain(n int) Option {
 	return Option{grain: n}
 }
 
-// Blocking declares that the bodies block (they wait on files, the network,
-// sleeps, locks or channels) and runs them on at most limit goroutines of
-// their own, off the pool's workers, taking indices one at a time in
-// increasing order. Use it where a fan-out of goroutines with a semaphore of
-// limit would be written by hand: the pool's workers, one per CPU, keep
-// running CPU-bound calls at full speed meanwhile. With limit >= n every
-// body runs at once, so bodies may wait on each other (a barrier, one body
-// sending to another); without Blocking they must not. Panics, errors,
-// cancellation, Track and pprof labels behave as without it. The call uses
-// no pool, so On, Grain and Weighted beside it panic. It panics if
-// limit < 1.
+// Blocking declares that the bodies block (on files, the network, sleeps,
+// locks or channels) and runs them on at most limit goroutines of their
+// own, taking indices in increasing order, as a fan-out with a semaphore
+// would, while the pool's workers run CPU-bound calls. With limit >= n
+// every body runs at once, so bodies may wait on each other. Panics,
+// errors, cancellation, Track and labels behave as without it. On, Grain
+// and Weighted beside it panic, as does a limit < 1.
 func Blocking(limit int) Option {
 	if limit < 1 {
 		panic(fmt.Sprintf("par: Blocking(%d): the limit must be at least 1", limit))
@@ -66,20 +59,15 @@ func Blocking(limit int) Option {
 }
 
 // Deterministic makes Reduce and ReduceRange combine along a split tree
-// fixed by the input length alone, so a combine that is associative only up
-// to rounding (floating-point addition) gives bitwise the same result on
-// every run and every pool size.
+// fixed by n alone, so a combine associative only up to rounding gives
+// bitwise the same result on every run and pool size.
 func Deterministic() Option { return Option{deterministic: true} }
 
-// Weighted gives item i the expected cost w[i] (any unit; only ratios
-// matter), so that splitting balances cumulative weight instead of the count
-// of items: a split cuts where the remaining weight is halved, and a grain
-// is a weight (a Grain hint too). The call's n must equal len(w). A weight
-// must not be negative; items of weight 0 are taken to cost little. Wrong
-// weights cost balance, never correctness: stealing still fixes what they
-// get wrong, as far as grains allow. Weighted reads w once, into prefix
-// sums, so one Option serves many calls over the same items. It panics if a
-// weight is negative or the weights sum past 2^62.
+// Weighted gives item i the expected cost w[i] (any unit; 0: cheap), so
+// that splits halve the remaining weight, not the items, and a grain (a
+// Grain hint too) is a weight; n must equal len(w). Wrong weights cost
+// balance, never correctness. Weighted reads w once: one Option serves many
+// calls. It panics if a weight is negative or the weights sum past 2^62.
 func Weighted(w []int64) Option {
 	prefix := make([]int64, len(w)+1)
 	for i, x := range w {
@@ -117,9 +105,8 @@ var optionUse = map[int]string{
 	allowWeighted:      "it applies to the loop verbs, the reductions and Fold",
 }
 
-// makeSpec merges opts for a call of verb over n items, which accepts the
-// options in allow, and panics on one it cannot honour. It also starts
-// Track's count. A call with no options costs a length test.
+// makeSpec merges opts for a call of verb over n items, panicking on one
+// not in allow, and starts Track's count. No options cost a length test.
 func makeSpec(verb string, allow int, opts []Option, n int) (sp spec, deterministic bool) {
 	sp.verb, sp.n = verb, n
 	if len(opts) == 0 {
@@ -174,8 +161,7 @@ func makeSpec(verb string, allow int, opts []Option, n int) (sp spec, determinis
 	return sp, deterministic
 }
 
-// mustBody panics, naming the verb and the argument, when a function
-// argument is nil: the panic blames the caller, not a body it never wrote.
+// mustBody panics, naming the verb and the argument, if isNil.
 func mustBody(verb, arg string, isNil bool) {
 	if isNil {
 		panic("par: " + verb + " called with a nil " + arg)
@@ -200,9 +186,8 @@ const (
 	pinOff
 )
 
-// defaultPinning is decided by measurement (bench/RESULTS.md): on 2 and 16
-// cores pinned workers were no faster, and waking a thread-locked worker
-// costs 10 to 30 µs.
+// defaultPinning: pinned workers were no faster on 2 and 16 cores, and
+// waking a thread-locked worker costs more (bench/RESULTS.md).
 const defaultPinning = false
 
 // pinned reports whether the pool pins its workers.
@@ -216,11 +201,9 @@ func (c *poolConfig) pinned() bool {
 // MaxWorkers is the largest parallelism a pool can have.
 const MaxWorkers = 1024
 
-// Workers fixes the pool's parallelism at n: n-1 worker threads and the
-// calling goroutine. By default a pool has one per usable CPU and follows
-// runtime.GOMAXPROCS(0) as it changes. It panics if n < 1 or n >
-// MaxWorkers: workers are CPU threads, and a pool wider than the machine
-// only adds switching. For bodies that block, use the Blocking option.
+// Workers fixes the pool's parallelism at n, n-1 worker threads and the
+// calling goroutine, instead of following runtime.GOMAXPROCS(0). It panics
+// if n < 1 or n > MaxWorkers. For bodies that block, use Blocking.
 func Workers(n int) PoolOption {
 	if n < 1 || n > MaxWorkers {
 		panic(fmt.Sprintf("par: Workers(%d): the parallelism must be between 1 and %d (for bodies that block, use the Blocking option)", n, MaxWorkers))
@@ -229,8 +212,7 @@ func Workers(n int) PoolOption {
 }
 
 // Pinning pins each worker's OS thread to one CPU with sched_setaffinity
-// (Linux only; elsewhere it does nothing). See the README for when to turn it
-// on.
+// (Linux only; elsewhere a no-op). See the README for when to use it.
 func Pinning(on bool) PoolOption {
 	return func(c *poolConfig) {
 		c.pinning = pinOff

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 )
 
-// PanicError carries a panic raised by a body to the goroutine that called
-// the verb, which panics with it once every running body has returned.
+// PanicError carries a body's panic to the goroutine that called the verb,
+// which panics with it once every running body has returned.
 type PanicError struct {
 	// Value is the value the body passed to panic.
 	Value any
@@ -16,16 +16,14 @@ type PanicError struct {
 	// printed by runtime/debug.Stack.
 	Stack []byte
 	// Lo and Hi are the indices whose body was running: Hi == Lo+1 where
-	// the body runs one index at a time and the index is known (Blocking,
-	// and the forks: for Invoke the function's index in fns, for Join,
-	// Both and BothOf 0 for the first function and 1 for the second),
-	// else the piece or grain [Lo, Hi) it was running. Both are -1 for a
-	// panic outside the bodies (a reduction's combine function).
+	// the index is known (one index at a time, Blocking, and the forks:
+	// Invoke's index in fns; 0 or 1 for Join, Both and BothOf), else the
+	// piece or grain [Lo, Hi). Both are -1 for a panic outside the bodies
+	// (a reduction's combine function).
 	Lo, Hi int
 
-	// goexit marks a body that called runtime.Goexit (t.Fatal does): the
-	// caller's goroutine then exits the same way instead of panicking. Such
-	// a PanicError is never panicked, so no user code sees one.
+	// goexit marks a body that called runtime.Goexit: the caller's
+	// goroutine then exits too. Such a PanicError is never panicked.
 	goexit bool
 }
 
@@ -50,29 +48,24 @@ func (e *PanicError) Unwrap() error {
 	return nil
 }
 
-// Catching panics and Goexit. Every place that runs a user's function for a
-// call (a piece, a plain run, a fork's function, a blocking body, a
-// combine) defers a catcher's catch, and the call's caller re-raises what
-// it caught once every running body has returned (raise): a panic's value
-// wrapped once in a *PanicError with its stack and indices (one from a
-// nested call is kept as it is), or runtime.Goexit, which cannot be
-// stopped: the deferred function does what the call still needs (arrive at
-// a join, set done, give back a seat) before the goroutine dies, a worker
-// that dies so is replaced (pool.go), and the caller then calls Goexit
-// itself, as t.Fatal expects. The fork fast path has a catch of its own
-// (fork.go); these are the package's only calls of recover.
+// Catching panics and Goexit. Every place that runs a user's function
+// defers a catcher's catch (fork.go's unwind aside, the only recover), and
+// the call's caller re-raises what it caught once every running body has
+// returned (raise): a panic's value wrapped once in a *PanicError, or
+// runtime.Goexit, which cannot be stopped: the deferred function does what
+// the call still needs (arrive at a join, set done, give back a seat)
+// before the goroutine dies, a worker that dies so is replaced (pool.go),
+// and the caller then calls Goexit itself, as t.Fatal expects.
 
-// catcher is deferred (catch) by a function that runs user code; the
-// function sets returned when the code returned normally, and lo and hi
-// to the indices it runs.
+// catcher is deferred (catch) by a function that runs user code, which
+// sets returned when the code returned, and lo and hi to its indices.
 type catcher struct {
 	returned bool
 	lo, hi   int
 }
 
 // catch does nothing if the function returned. Otherwise it stores stop
-// (if not nil) first, so that the call's other pieces stop without waiting
-// for the stack to be taken, then hands then the *PanicError.
+// (if not nil) before the stack is taken, then hands then the *PanicError.
 func (c *catcher) catch(stop *atomic.Bool, then func(*PanicError)) {
 	if c.returned {
 		return
@@ -87,9 +80,8 @@ func (c *catcher) catch(stop *atomic.Bool, then func(*PanicError)) {
 // goexitError is what a call records when a body called runtime.Goexit.
 var goexitError = &PanicError{Value: "runtime.Goexit called in a body", Lo: -1, Hi: -1, goexit: true}
 
-// recovered turns what a deferred function saw after a function ended
-// without returning into the call's failure: a panic's value r raised
-// while [lo, hi) ran, or Goexit (r == nil).
+// recovered turns what a function ended with into the call's failure: a
+// panic's value r raised while [lo, hi) ran, or Goexit (r == nil).
 func recovered(r any, lo, hi int) *PanicError {
 	if r == nil {
 		return goexitError
@@ -100,8 +92,8 @@ func recovered(r any, lo, hi int) *PanicError {
 	return &PanicError{Value: r, Stack: debug.Stack(), Lo: lo, Hi: hi}
 }
 
-// caught returns f(), or the panic it raised while [lo, hi) ran. A Goexit
-// in f goes on.
+// caught returns f(), or its panic as raised while [lo, hi) ran; a Goexit
+// goes on.
 func caught[R any](f func() R, lo, hi int) (out R, pe *PanicError) {
 	c := catcher{lo: lo, hi: hi}
 	defer c.catch(nil, func(p *PanicError) {
@@ -119,8 +111,7 @@ func catchCombine[T any](combine func(a, b T) T, a, b T) (T, *PanicError) {
 	return caught(func() T { return combine(a, b) }, -1, -1)
 }
 
-// raise re-raises a call's failure in its caller: a panic with the
-// *PanicError, or runtime.Goexit for a body that called it.
+// raise re-raises a call's failure: a panic with pe, or runtime.Goexit.
 func raise(pe *PanicError) {
 	if pe.goexit {
 		runtime.Goexit()

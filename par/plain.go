@@ -1,28 +1,23 @@
 package par
 
-// Plain runs: a call that runs as a loop on its caller, with no frame, no
-// task and no clock per grain (route.go says when). It runs in one go when
-// nothing could take a part of it (parallelism 1, or no seat), or in chunks
-// of 1, 2, 4, ... indices from the Grain hint while it watches for a reason
-// to hand the rest to a framed run, which can split: a plain nested call
-// watches its slot's deque (once a thief has emptied it, the rest is worth
-// offering), a crowded call the crowd (once the Ps are no longer
-// saturated). Whoever waits for the hand-over waits at most about as long
-// as the call has run so far. A reduction hands over the fold so far.
+// Plain runs: a call run as a loop on its caller, with no frame, no task
+// and no clock per grain (route.go says when), in one go when nothing could
+// take a part of it, or in chunks of 1, 2, 4, ... times the Grain hint
+// until it hands the rest, and the fold so far, to a framed run, which can
+// split: a nested call once a thief has emptied its slot's deque, a
+// crowded call once the Ps are no longer saturated. A hand-over waits at
+// most about as long as the call has run.
 //
-// Crowded calls. A call from outside the pool on the default pool while
-// the Ps are saturated (saturation.go): the framed path would cost a seat,
-// a frame and the clock for offers nobody can take. Its entry reads the
-// clock when the last answer says saturated; its looks between chunks load
-// the last answer for its first crowdClockFrom cheap indices, then (or
-// after a first chunk of crowdSlowNs) read the clock, which refreshes it; a
-// chunk of crowdChunkNs stops the doubling. A stale "saturated" costs at
-// most one chunk run plainly, a stale "not saturated" the framed path. Not
-// crowded: calls on another pool (a body's nested call without On must find
-// the pool, and a crowded call holds no seat to find it by), calls from a
-// seat, pools wider than GOMAXPROCS, calls with Track or Weighted, and calls
-// made while a trace is recorded. A crowded call counts as one piece of the
-// callers' in Stats, in counters sharded by the caller's goroutine.
+// Crowded calls: from outside the pool, on the default pool, while the Ps
+// are saturated (saturation.go). The entry reads the clock when the last
+// answer says saturated; the looks between chunks load the last answer for
+// the first crowdClockFrom cheap indices, then (or after a first chunk of
+// crowdSlowNs) read the clock, which refreshes it; a chunk of crowdChunkNs
+// stops the doubling. A stale "saturated" costs at most one chunk run
+// plainly, a stale "not saturated" the framed path. Never crowded: calls on
+// another pool (with no seat, its bodies' nested calls could not find it),
+// from a seat, with Track or Weighted, or while tracing, and pools wider
+// than GOMAXPROCS. A crowded call is one of the callers' pieces in Stats.
 
 import (
 	"runtime/trace"
@@ -31,10 +26,9 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// runPlain runs b over [lo, n) as a plain loop on the caller, watching w
-// (none: the whole range in one go), and returns the first index not run,
-// the fold of what ran (have: anything did), and a body's error. On an
-// error, or when a ForErr context is done, it returns n: the call stops.
+// runPlain runs b over [lo, n) on the caller, watching w (none: in one go),
+// and returns the first index not run, the fold of what ran (have: any),
+// and a body's error; on an error or a done context it returns n.
 func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next int, acc T, have bool, err error) {
 	size := n - lo
 	if w.s != nil || w.crowd != nil {
@@ -97,11 +91,9 @@ const (
 	crowdChunkNs   = 100_000 // a chunk that lasts this long stops doubling
 )
 
-// crowdedPool returns the pool a call with spec sp from the running
-// goroutine runs on if it is crowded, and the tick it looked at; else nil.
-// When the last answer says saturated it reads the clock, to refresh that
-// answer if it is old and to follow GOMAXPROCS, which a crowded call's
-// seatless path never checks otherwise.
+// crowdedPool returns the pool a call with spec sp runs on if it is
+// crowded, and the tick it read; else nil. Reading the clock refreshes an
+// old answer and follows GOMAXPROCS, which the seatless path never checks.
 func crowdedPool(sp *spec) (*Pool, int64) {
 	if !platform.SaturatedHint() || sp.progress != nil || sp.prefix != nil || trace.IsEnabled() {
 		return nil, 0
@@ -126,8 +118,7 @@ func crowdedPool(sp *spec) (*Pool, int64) {
 	return p, now
 }
 
-// crowdWatch decides, between the chunks of a crowded call, whether the
-// call is still crowded and how long its next chunk is.
+// crowdWatch watches a crowded call between its chunks (see above).
 type crowdWatch struct {
 	p     *Pool
 	start int64 // ticks at the call's start
@@ -137,8 +128,8 @@ type crowdWatch struct {
 	t     int64 // ticks at the start or at the last look that read the clock
 }
 
-// still reports whether the call is still crowded after ran indices (see
-// the file's comment) and sizes its next chunk.
+// still reports whether the call is still crowded after ran indices, and
+// sizes its next chunk.
 func (w *crowdWatch) still(ran int, size *int) bool {
 	w.looks++
 	if w.clock || w.looks == 1 || ran >= crowdClockFrom {
@@ -164,8 +155,7 @@ func (w *crowdWatch) still(ran int, size *int) bool {
 	return true
 }
 
-// done counts the crowded part of the call in the pool's stats, in the
-// shard of the caller's goroutine.
+// done counts the crowded part of the call in its goroutine's shard.
 func (w *crowdWatch) done() {
 	sh := &w.p.crowdCounts[uint64(platform.GoroutineKey())*0x9e3779b97f4a7c15>>60%crowdShards]
 	sh.calls.Add(1)

@@ -14,14 +14,10 @@ import (
 // the verbs use without On.
 //
 // A pool starts its workers on first use, never at creation or import. Its
-// parallelism is one per usable CPU: it follows runtime.GOMAXPROCS(0),
-// which Go changes at run time when the container's CPU limit changes;
-// Workers(n) fixes it instead. The goroutine that calls a verb always runs
-// pieces of its own call, so, as in oneTBB's arenas, a pool of parallelism
-// P runs P-1 worker threads and the caller is the P-th: no CPU is
-// oversubscribed while the caller works, and at P = 1 everything runs on
-// the caller with no thread at all. Close stops the workers; a closed pool still
-// accepts calls and runs them on the calling goroutine.
+// parallelism follows runtime.GOMAXPROCS(0), which Go changes with the
+// container's CPU limit, unless Workers(n) fixes it. The goroutine that
+// calls a verb runs pieces of its own call, so a pool of parallelism P runs
+// P-1 worker threads (none at P = 1). Close stops the workers.
 type Pool struct {
 	cfg poolConfig
 	exp experiment // the experiments (experiment.go), set at start
@@ -69,8 +65,8 @@ func NewPool(opts ...PoolOption) *Pool {
 	return p
 }
 
-// init gives a zero Pool its empty layout and its stats clock. Every
-// exported method and ensureStarted call it first; it is idempotent.
+// init gives a zero Pool its empty layout and stats clock; every exported
+// method calls it first.
 func (p *Pool) init() *layout {
 	if l := p.layout.Load(); l != nil {
 		return l
@@ -87,10 +83,8 @@ var defaultPool struct {
 }
 
 // Default returns the pool used by verbs called without On from outside any
-// pool. It is created on first use. Closing it is allowed (a test's
-// TestMain may, to check that nothing is left running): the next call that
-// needs the default pool then starts a new one, while a *Pool kept from an
-// earlier Default stays closed.
+// pool, created on first use. After its Close (a TestMain may) the next call
+// starts a new default pool; a *Pool kept from earlier stays closed.
 func Default() *Pool {
 	if p := defaultPool.p.Load(); p != nil {
 		return p
@@ -105,8 +99,7 @@ func Default() *Pool {
 	return p
 }
 
-// forgetDefault makes a later Default create a new pool if p is the
-// default one.
+// forgetDefault makes a later Default create a new pool if p is Default.
 func forgetDefault(p *Pool) {
 	defaultPool.mu.Lock()
 	defaultPool.p.CompareAndSwap(p, nil)
@@ -157,19 +150,16 @@ func (p *Pool) ensureStarted() {
 // wake-up, a split, and every resizeCheckCalls-th call on a guest seat.
 func (p *Pool) maybeResize() { p.maybeResizeAt(platform.Ticks()) }
 
-// maybeResizeAt is maybeResize for a caller that has just read the clock.
-// The check is small enough to inline and the rest is a call of its own:
-// a saturated call asks at every grain's end (worthSplitting), often on a
-// fresh goroutine whose 2 KB stack the rest's frame would make the runtime
-// grow and copy (about 4 µs a goroutine, measured with 512 callers).
+// maybeResizeAt is maybeResize at tick now. Only the check inlines, since
+// a saturated call asks at every grain's end, often on a fresh goroutine.
 func (p *Pool) maybeResizeAt(now int64) {
 	if next := p.nextResize.Load(); now >= next {
 		p.resizeCheck(next, now)
 	}
 }
 
-// resizeCheck is maybeResizeAt's slow path: one caller per resizeEvery
-// (the one whose CAS from next wins) reads GOMAXPROCS.
+// resizeCheck is maybeResizeAt's slow path: the caller whose CAS from next
+// wins reads GOMAXPROCS.
 //
 //go:noinline
 func (p *Pool) resizeCheck(next, now int64) {
@@ -196,11 +186,9 @@ const (
 	resizeCheckCalls = 64
 )
 
-// resizeLocked publishes a layout for parallelism n (n-1 active workers), starting workers
-// that do not exist yet and waking retired ones that become active. Workers
-// are never stopped by a resize, only retired: a retired worker finishes
-// what it holds, drains its own deque and parks until it is active again or
-// the pool closes. Called with p.mu held.
+// resizeLocked publishes a layout for parallelism n, starting new workers
+// and waking retired ones that become active; it retires, never stops, the
+// rest (worker.go, retired). Called with p.mu held.
 func (p *Pool) resizeLocked(n int) {
 	n = max(n-1, 0) // worker threads; the caller is the n-th
 	old := p.layout.Load()
@@ -228,7 +216,7 @@ func (p *Pool) resizeLocked(n int) {
 		l.workers[i] = s
 		fresh = append(fresh, s)
 	}
-	l.victims, l.levels = victimOrders(m, cpus[:total], n, p.exp.victims)
+	l.victims, l.levels = victimOrders(m, cpus[:total], p.exp.victims)
 	for i := 0; i < n; i++ {
 		l.allWorkers = append(l.allWorkers, int32(i))
 	}
@@ -239,8 +227,7 @@ func (p *Pool) resizeLocked(n int) {
 		p.workers.Add(1)
 		go p.workerMain(s, pin)
 	}
-	// Retired workers that became active are parked outside the sleeper
-	// list; a token wakes them (they re-check the layout).
+	// Retired workers that became active park outside the sleeper list.
 	for i := 0; i < min(n, len(old.workers)); i++ {
 		if i >= old.active {
 			l.workers[i].signal()
@@ -248,17 +235,13 @@ func (p *Pool) resizeLocked(n int) {
 	}
 }
 
-// Close stops the pool's workers and waits for them to exit. Calls already
-// running finish; their remaining pieces run on their callers. Verbs called
-// on a closed pool run on the calling goroutine. Close is idempotent.
-//
-// Close panics if it is called from a body that runs on p (on one of its
-// workers, or on the goroutine of a call to p that is running its own
-// pieces): it would wait for its own thread. A call that runs as a plain
-// loop on its caller (at parallelism 1, or while the machine is crowded,
-// see par/plain.go) waits for nobody, and Close from its body closes the
-// pool. Closing the default pool makes the next call without On start a
-// new default pool (see Default).
+// Close stops the pool's workers and waits for them to exit; it is
+// idempotent. Running calls finish their remaining pieces on their callers;
+// later calls run on the calling goroutine; after closing Default the next
+// call without On starts a new default pool. Close panics if called from a
+// body running on p (on a worker, or on a caller running its own pieces),
+// which would wait for itself; a call run as a plain loop on its caller
+// (at parallelism 1, or crowded) does not count.
 func (p *Pool) Close() {
 	p.init()
 	k := platform.GoroutineKey()
@@ -283,12 +266,10 @@ func (p *Pool) Close() {
 	p.workers.Wait()
 }
 
-// workerMain is the body of a worker goroutine. A body that calls
-// runtime.Goexit on a worker kills the goroutine; by the time the unwinding
-// reaches this function's deferred call every frame on the way has done
-// its part (pieces arrived at their joins, tasks marked done), so a new
-// goroutine takes the slot over and runs what is left in its deque. The
-// pool keeps its parallelism, and Close still waits for every worker.
+// workerMain is a worker goroutine. After a body's runtime.Goexit, when
+// the unwinding reaches the deferred call, every frame on the way has done
+// its part (pieces arrived, tasks marked done), so a new goroutine takes
+// the slot over and runs what is left in its deque.
 func (p *Pool) workerMain(s *slot, pin bool) {
 	returned := false
 	defer func() {
@@ -298,19 +279,16 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 		}
 		p.workers.Done()
 	}()
-	// A pinned worker locks its thread and exits still locked, so the
-	// runtime destroys the thread with its one-CPU mask. An unpinned worker
-	// is an ordinary goroutine: waking one locked to its thread costs a
-	// wake-up of that very thread (docs/DESIGN.md).
+	// A pinned worker exits still locked, so the runtime destroys the thread
+	// with its one-CPU mask. An unpinned one is an ordinary goroutine:
+	// waking a locked one means waking that very thread (docs/DESIGN.md).
 	if pin || p.exp.locked {
 		runtime.LockOSThread()
-		s.locked = true
 		if pinned := pin && platform.PinThread(s.cpu) == nil; !pinned {
 			defer runtime.UnlockOSThread()
 		}
 	}
-	// A goroutine inherits its creator's pprof labels; a worker runs each
-	// task under the labels of the call it belongs to, and none between.
+	// A worker runs each task under its call's labels, none between.
 	platform.SetProfLabel(nil)
 	s.tree = 0
 	k := platform.GoroutineKey()

@@ -2,8 +2,7 @@ package par
 
 // The dispatcher: how every call runs.
 //
-// route decides, for every call, between three ways to run it, in this
-// order (first match):
+// Every call runs the way of the first row that matches (route):
 //
 //	condition                                                way
 //	Blocking(limit)                                          blocking: goroutines of its own (blocking.go)
@@ -19,15 +18,11 @@ package par
 //	a fork without a seat                                    its functions one after the other
 //
 // A plain run that hands over its rest and the framed run of that rest are
-// one call: one trace task, one result (a reduction's two folds are
-// combined in index order), one error.
-//
-// Why plain runs: a frame costs a seat, a frame, a task and two clock reads
-// a grain. A call that nothing could take a part of (parallelism 1, no
-// seat) needs none of it; a nested call on a slot that already offers
-// thieves older, larger work (a recursive walk's inner calls, with every
-// worker busy) and a crowded call (every P busy) would pay it for offers
-// nobody takes.
+// one call: one trace task, one result (the two folds combined in index
+// order), one error. Why plain runs: a frame costs a seat, a frame, a task
+// and two clock reads a grain, wasted on a call nobody could take a part
+// of, and paid for offers nobody takes by a crowded call or a nested call
+// on a slot already offering older, larger work.
 
 import (
 	"runtime/trace"
@@ -59,11 +54,9 @@ const (
 	wayFramed                 // framed (frame.go)
 )
 
-// route decides how a call with spec sp runs (the table above), as a
-// possibly crowded call if crowd. Forks take the same decision in forkCall
-// (verbs.go): a seat, or none. It returns the seat the
-// call runs on (guest: acquired for it, to release after), the pool, and
-// for a crowded call the tick it looked at.
+// route decides how a call with spec sp runs (the table above; crowded
+// only if crowd), and returns the seat it runs on (guest: acquired for it,
+// to release after), the pool, and for a crowded call the tick it read.
 func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64) {
 	if sp.blocking > 0 {
 		return wayBlocking, nil, false, nil, 0
@@ -84,9 +77,8 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 }
 
 // run runs b over [0, n), n > 0, the way route says, and returns the fold
-// of its pieces (have: any piece delivered a value) and the first error. A
-// body's panic or Goexit is re-raised in the caller once every running
-// body has returned.
+// of its pieces (have: any piece delivered a value) and the first error; a
+// body's panic or Goexit is re-raised once every running body returned.
 func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 	w, s, guest, p, now := route(sp, true)
 	if w == wayBlocking {
@@ -105,31 +97,25 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 		}
 		w, s, guest, p, _ = route(sp, false)
 	}
-	var v T
-	var h bool
-	switch w {
-	case wayPlain:
-		_, v, h, err = plainCall(sp, b, &tc, watch{}, s, guest, lo, n)
-		acc, have = fold(b, acc, have, v, h)
-		return acc, have, err
-	case wayPlainNested:
-		var next int
-		next, v, h, err = plainCall(sp, b, &tc, watch{s: s}, s, false, lo, n)
-		acc, have = fold(b, acc, have, v, h)
-		if next == n || err != nil {
+	if w == wayPlain || w == wayPlainNested {
+		var pw watch // wayPlain: runs to n
+		if w == wayPlainNested {
+			pw.s = s
+		}
+		next, v, h, err := plainCall(sp, b, &tc, pw, s, guest, lo, n)
+		if acc, have = fold(b, acc, have, v, h); next == n || err != nil {
 			return acc, have, err
 		}
 		lo = next
 	}
-	v, h, err = runFramed(sp, b, tc, s, guest, p, lo, n)
+	v, h, err := runFramed(sp, b, tc, s, guest, p, lo, n)
 	acc, have = fold(b, acc, have, v, h)
 	return acc, have, err
 }
 
-// plainCall is runPlain with a seat's bookkeeping: the piece counted on s
-// (if any), the guest seat released afterwards, a body's panic wrapped as a
-// framed run wraps it (a Goexit simply goes on: nothing else is in flight),
-// and while tracing a piece region of the call's task tc over what ran.
+// plainCall is runPlain with the bookkeeping: the piece counted on s (if
+// any), the guest seat released, a panic wrapped as in a framed run (a
+// Goexit goes on: nothing else is in flight), a piece region while tracing.
 func plainCall[T any](sp *spec, b *job[T], tc *traced, w watch, s *slot, guest bool, lo, n int) (next int, acc T, have bool, err error) {
 	var t0 int64
 	if s != nil {

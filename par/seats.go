@@ -2,43 +2,36 @@ package par
 
 // Seats: where a call runs, and how a goroutine finds the seat it holds.
 //
-// A body may call a verb (nested parallelism), and the nested call must find
-// the slot it runs on, in O(1) and without a syscall, to push onto that
-// slot's deque instead of blocking its thread. Go has no goroutine-local
-// storage, so seats are keyed by the running goroutine's identity
-// (platform.GoroutineKey: the address of the runtime's g, about 2 ns):
+// A nested call must find the slot it runs on in O(1), to push onto its
+// deque instead of blocking the thread. Go has no goroutine-local storage,
+// so seats are keyed by platform.GoroutineKey (the address of the
+// runtime's g):
 //
 //   - a pool's workers are in a lock-free table from key to slot
-//     (internal/gtable), each present exactly while its worker goroutine
-//     runs its loop.
-//   - a goroutine that is not a worker borrows one of maxGuests global guest
-//     seats for the length of a call from outside the pool. The seat has a
-//     deque, so the caller runs pieces of its own call and pushes split
-//     halves where the pool's workers steal them; nested calls made by
-//     bodies the caller runs find the seat by the caller's key.
+//     (internal/gtable) exactly while their goroutines run their loops.
+//   - any other goroutine borrows one of maxGuests global guest seats for a
+//     call from outside the pool, with a deque for its split halves, and
+//     nested calls made by bodies it runs find the seat by its key.
 //
 // Guest seat invariants:
 //   - bit i of guestMask is set exactly while seat i is held. Acquire is a
 //     CAS that sets the bit, release clears it with And; both are
 //     sequentially consistent, so everything the previous holder did to the
 //     seat happens before the next holder starts.
-//   - a held seat's pool, holder and seatTree (the call tree of the call it
-//     is held for) are written by the holder right after acquiring, in that
-//     order, before it pushes anything. Every task on a held seat's deque
-//     belongs to that tree, and tree ids are unique per seat. A thief reads
-//     seatTree, then the pool, and steals only tasks of that tree if the
-//     pool is its own (stealGuest): if it matched a task of a newer call, it
-//     read that call's seatTree, stored after that call's pool, so its pool
-//     check saw the newer pool. Without the tree a thief that read the
-//     previous holder's pool could take the next holder's work on another
-//     pool, whose bodies' nested calls would then go to the wrong pool.
+//   - a held seat's pool, holder and seatTree (its call's tree) are written
+//     by the holder right after acquiring, in that order, before it pushes
+//     anything. Every task on a held seat's deque belongs to that tree, and
+//     tree ids are unique per seat. A thief reads seatTree, then the pool,
+//     and steals only tasks of that tree if the pool is its own
+//     (stealGuest): if it matched a newer call's task, it read that call's
+//     seatTree, stored after its pool, so its pool check saw the newer
+//     pool. Else a thief that read the previous holder's pool could take
+//     the next holder's work on another pool.
 //   - a seat's deque is empty when it is released: the holder leaves only
-//     after its call is complete and after running whatever else is left
-//     in its deque (pieces of its tree that it split while helping).
+//     after its call is complete and it ran what is left in its deque.
 //
-// When every seat is held (more than maxGuests goroutines calling at once)
-// a call runs as a plain loop on its caller: correct, and with that many
-// callers no throughput is lost.
+// When every seat is held, a call runs as a plain loop on its caller: with
+// that many callers no throughput is lost.
 
 import (
 	"math/bits"
@@ -48,11 +41,9 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// enter finds the slot on which the calling goroutine runs a call on pool p
-// (nil: the pool of the seat the goroutine holds, else Default). guest
-// reports a guest seat acquired for this call, to release after it. s is
-// nil when the call must run as a plain loop on the caller: the pool is
-// closed, or every guest seat is taken.
+// enter finds the slot for the goroutine's call on pool p (nil: its seat's
+// pool, else Default); guest: a guest seat acquired for it, to release. s
+// is nil when the pool is closed or every guest seat is taken.
 func enter(p *Pool) (s *slot, guest bool, pool *Pool) {
 	k := platform.GoroutineKey()
 	cur := seatOf(k)
@@ -76,9 +67,9 @@ func enter(p *Pool) (s *slot, guest bool, pool *Pool) {
 	return s, true, p
 }
 
-// seatOf returns the seat the goroutine with key k runs calls on: the
-// worker it is or a guest seat it holds, or the seat it holds for a call on
-// another pool made from there (visiting); nil for none.
+// seatOf returns the seat the goroutine with key k runs calls on: its
+// worker or guest seat, or the seat it holds for a call on another pool
+// made from there (visiting); nil for none.
 func seatOf(k uintptr) *slot {
 	s := lookupWorker(k)
 	if s == nil {
@@ -106,12 +97,10 @@ func poolOf(p *Pool) *Pool {
 	return Default()
 }
 
-// workers maps the keys of running workers' goroutines to their slots. A
-// worker puts its entry at its start and deletes it before it exits.
+// workers maps running workers' goroutine keys to their slots.
 var workers gtable.Table
 
-// lookupWorker returns the worker slot run by the goroutine with key k (the
-// caller's own key), or nil.
+// lookupWorker returns the worker slot of the goroutine with key k, or nil.
 func lookupWorker(k uintptr) *slot { return (*slot)(workers.Get(k)) }
 
 const (
@@ -157,9 +146,8 @@ func acquireGuest(p *Pool, k uintptr) *slot {
 				g.guestPool.Store(p)
 			}
 			g.holder.Store(k)
-			// A new call tree, unique among live ones: the seat is held by
-			// one call at a time and counts its calls. Published after the
-			// pool (see the invariants above).
+			// A new call tree, unique among live ones (the seat counts its
+			// calls), published after the pool (see the invariants above).
 			g.calls++
 			g.tree = g.calls<<8 | uint64(i+1)
 			g.seatTree.Store(g.tree)
@@ -171,21 +159,19 @@ func acquireGuest(p *Pool, k uintptr) *slot {
 	}
 }
 
-// releaseGuest frees seat s, held since tick t0, and adds the time since to
-// the callers' busy time. A seat's deque is invisible to thieves once
-// released, so whatever is left in it is run first: pieces of its tree that
-// split while its holder was helping.
+// releaseGuest frees seat s, held since tick t0, counting the time as the
+// callers' busy time. A released seat's deque is invisible to thieves, so
+// what is left in it (pieces split while its holder helped) runs first.
 func releaseGuest(s *slot, t0 int64) { releaseGuestBusy(s, platform.Ticks()-t0) }
 
-// releaseGuestBusy is releaseGuest for a caller that knows its busy ticks.
+// releaseGuestBusy is releaseGuest with the busy ticks known.
 func releaseGuestBusy(s *slot, busy int64) {
 	defer freeSeat(s, busy)
 	runLeftovers(s)
 }
 
 // runLeftovers runs what is left in s's deque, each next task from a
-// deferred call, so that a Goexit in one cannot strand the rest or the
-// seat.
+// deferred call, so that a Goexit cannot strand the rest or the seat.
 func runLeftovers(s *slot) {
 	t := s.popLocal()
 	if t == nil {

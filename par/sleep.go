@@ -2,10 +2,9 @@ package par
 
 // The sleep and wake protocol.
 //
-// Parts: every slot has a wake channel of capacity 1, used as a binary
-// semaphore ("token"). The pool keeps a list of sleepers (workers that
-// announced they are about to park) under sleep.mu, with its length
-// mirrored in nSleepers, and a count of spinning workers, nSpinning.
+// Every slot has a wake channel of capacity 1, a binary semaphore
+// ("token"). The pool keeps its sleepers (workers about to park) under
+// sleep.mu, their number mirrored in nSleepers, and nSpinning.
 //
 // Going to sleep (slot.park):
 //  1. add self to sleepers and store nSleepers (under sleep.mu);
@@ -19,50 +18,40 @@ package par
 //  3. otherwise wake one: under sleep.mu, pop a sleeper, count it as
 //     spinning (nSpinning+1) and post its token.
 //
-// The race it prevents, the lost wake-up: a worker scans, finds nothing,
-// and a task is pushed before it parks. All the atomics involved are
-// sequentially consistent, so of "sleeper stores nSleepers, then loads the
-// deques" and "pusher stores bottom, then loads nSleepers", at least one
-// side sees the other's store: either the sleeper's re-check finds the task,
-// or the pusher sees a sleeper and wakes it. A token posted before the
-// sleeper blocks stays in the channel, so the block returns at once.
+// No lost wake-up (a worker scans, finds nothing, and a task is pushed
+// before it parks): the atomics are sequentially consistent, so of
+// "sleeper stores nSleepers, then loads the deques" and "pusher stores
+// bottom, then loads nSleepers" at least one side sees the other's store:
+// the sleeper's re-check finds the task, or the pusher wakes the sleeper. A
+// token posted before the sleeper blocks stays in the channel.
 //
-// Why a spinner suppresses wake-ups: a spinner scans every deque each round
-// and, before it stops spinning, either takes a task (then calls notify
-// itself, passing the wake-up on, as Go's runtime does with its spinning Ms)
-// or parks with the re-check above. So a task pushed while nSpinning > 0 is
-// seen by someone. A woken worker is counted as spinning by its waker, which
-// is what keeps a burst of pushes from waking a herd: one worker wakes, and
-// the next one only when that one has found work. The exception is work
-// known to feed several workers at once, pushed as that many tasks (few
-// expensive items, offer.go): then wake wakes as many sleepers as there are
-// tasks, each counted as spinning as above.
+// A spinner suppresses wake-ups: before it stops spinning it either takes
+// a task (then calls notify, passing the wake-up on, as Go's runtime does
+// with its spinning Ms) or parks with the re-check above, so a task pushed
+// while nSpinning > 0 is seen by someone. A waker counts the woken worker
+// as spinning, so a burst of pushes wakes one worker, and the next when
+// that one has found work; but work known to feed several workers (few
+// items, offer.go) wakes as many, each counted as spinning.
 //
-// Kicks (offer.go): the first grain of a piece whose cost is not known yet
-// is published as a cut point, not pushed, so it calls no notify; a worker
-// parked when it starts would sleep through it, however long it runs. So
-// the owner kicks the worker that parked last (kickOne), at most once per
-// kickEveryNs per pool, when somebody sleeps, nobody spins, GOMAXPROCS is
-// above 1 and the Ps are not saturated: it posts a token without unlisting
-// the worker or counting it as spinning, a stale token on purpose (below).
-// The worker scans once (park's re-check: findWork, which ends with the
-// cut points) and, if it found nothing, blocks again, without leaving park
-// and without the spin a woken worker makes (slot.kicked). A kick changes
-// nothing above: it takes nobody off the list, so it cannot lose a wake-up.
+// Kicks (offer.go): a first grain is published as a cut point, not pushed,
+// so a worker parked when it starts would sleep through it. So the owner
+// kicks the worker that parked last (kickOne): a token posted without
+// unlisting the worker or counting it as spinning, a stale token on
+// purpose (below). The worker scans once (park's re-check ends with the cut
+// points) and, finding nothing, blocks again (slot.kicked). A kick takes
+// nobody off the list, so it cannot lose a wake-up.
 //
 // Stale tokens: a token can outlive its reason (a join signal that arrives
 // after its waiter saw the flag, a wake-up racing a worker that found work
-// on its own). Every waiter re-checks its condition after waking, so a stale
-// token costs one spurious loop, never a missed or a false completion. A
-// worker woken by a stale token is still listed and unlists itself; a worker
-// no longer listed was unlisted by a waker, which counted it as spinning.
+// on its own). Every waiter re-checks its condition after waking, so a
+// stale token costs one spurious loop, never a missed or false completion.
+// A worker woken by one is still listed and unlists itself; one no longer
+// listed was unlisted by a waker, which counted it as spinning.
 //
-// Spinning is bounded in time (spinRounds scans, about the cost of a
-// wake-up) and in number (half the active workers, at least one), because
-// spinning workers hold Ps and delay timers, the GC and the caller. A
-// spinner pauses with PAUSE, not runtime.Gosched (15 to 22 µs for a
-// thread-locked worker). Nobody spins while the Ps are saturated
-// (saturation.go).
+// Spinning is bounded in time (spinRounds scans, about a wake-up's cost)
+// and in number (half the active workers, at least one), since spinners
+// hold Ps and delay timers, the GC and the caller. Spinners pause with
+// PAUSE, not runtime.Gosched; nobody spins while the Ps are saturated.
 
 import (
 	"sync"
@@ -91,9 +80,7 @@ func (p *Pool) notify() {
 	}
 }
 
-// kickOne posts a token to the worker that parked last, without unlisting
-// it or counting it as spinning: a stale token on purpose (see "Kicks"
-// above), marked by slot.kicked so that park scans once and blocks again.
+// kickOne kicks the worker that parked last (see "Kicks" above).
 func (p *Pool) kickOne() {
 	st := &p.sleep
 	st.mu.Lock()
@@ -111,12 +98,9 @@ func (p *Pool) kickOne() {
 	}
 }
 
-// wake wakes up to k sleepers, each counted as spinning (the protocol
-// above). Unless many, it wakes only while nobody spins; with many it wakes
-// them whether or not somebody spins: for work known to feed k workers at
-// once (few expensive items, offer.go), where waking them one after
-// another, each woken worker waking the next, would start the last one k-1
-// wake-ups late.
+// wake wakes up to k sleepers, each counted as spinning; unless many, only
+// while nobody spins. many is for work known to feed k workers at once
+// (above): woken one by one, the last would start k-1 wake-ups late.
 func (p *Pool) wake(k int, many bool) {
 	st := &p.sleep
 	var woken [8]*slot
@@ -165,7 +149,7 @@ func (p *Pool) tryStartSpinning(l *layout) bool {
 }
 
 // stopSpinning is called by a spinner that found work: it passes the
-// wake-up on, since more work may be waiting (see the protocol above).
+// wake-up on (above).
 func (p *Pool) stopSpinning() {
 	p.sleep.nSpinning.Add(-1)
 	p.notify()
@@ -180,8 +164,8 @@ func (p *Pool) list(s *slot) {
 	st.mu.Unlock()
 }
 
-// unlist removes s from the sleepers. It reports whether s had already been
-// removed by a waker, in which case s is counted as spinning.
+// unlist removes s from the sleepers, or reports that a waker removed it
+// and counted it as spinning.
 func (p *Pool) unlist(s *slot) (woken bool) {
 	st := &p.sleep
 	st.mu.Lock()
@@ -199,14 +183,11 @@ func (p *Pool) unlist(s *slot) (woken bool) {
 	return true
 }
 
-// park puts s (a worker, or a slot waiting in helpUntil) to sleep until it
-// is woken (steps 1 to 3 above), and returns a task if the re-check found
-// one. done, if not nil, is a wait condition that also ends the sleep;
-// tree, if not 0, the only call tree whose tasks s may take. woken reports
-// that a waker took s off the list and counted it as spinning. A kick ends
-// the block without a reason of its own: s goes through the steps again,
-// whose re-check is the kick's scan and also sees whatever else the kick's
-// token displaced (a done condition, Close, a resize).
+// park puts s (a worker, or a slot in helpUntil) to sleep (steps 1 to 3
+// above; done, if not nil, also ends it; tree, if not 0, is the only tree s
+// may take from) and returns a task the re-check found, and woken (a waker
+// counted s as spinning). After a kick s goes through the steps again,
+// whose re-check also sees what the kick's token displaced (done, Close).
 func (s *slot) park(done *atomic.Bool, tree uint64) (t *task, woken bool) {
 	p := s.pool
 	for {

@@ -8,22 +8,18 @@ import (
 )
 
 // A slot is a seat at which tasks run: one of a pool's workers, or a guest
-// seat lent to a goroutine from outside the pool for the length of one call
-// (seats.go), so that the caller runs pieces of its own call.
-//
-// Owner-only fields (the private stack, the free lists, rng, tree, frame)
-// are touched only by the goroutine that holds the seat.
+// seat lent to a caller from outside the pool for one call (seats.go).
+// Owner-only fields (the private stack, the free lists, rng, tree,
+// visiting, host, frame) are touched only by the seat's goroutine.
 type slot struct {
 	pool   *Pool
 	id     int32 // workers: 0..n-1; guests: guestBase+i
 	worker bool
-	locked bool // a worker locked to its OS thread (pinned, or the threads=locked experiment)
-	cpu    int  // the CPU the worker is placed on; -1 for guests
+	cpu    int // the CPU the worker is placed on; -1 for guests
 
 	dq *deque.Deque[task]
 
-	// The private stack: the slot's newest forks, owner-only, and the flag
-	// by which thieves ask for them (share.go).
+	// The private stack of newest forks, and thieves' want flag (share.go).
 	priv  [privMax]*task
 	nPriv int
 	_     cpu.CacheLinePad
@@ -33,13 +29,11 @@ type slot struct {
 	wake   chan struct{} // capacity 1: a binary semaphore (sleep.go)
 	kicked atomic.Bool   // the token on its way is a kick's (sleep.go)
 
-	// The rest of the piece the slot runs, offered while a long grain runs
-	// (offer.go): written by the owner, cut by thieves.
-	cut cutPoint
+	cut cutPoint // the rest of the running piece, offered behind a long grain (offer.go)
 	_   cpu.CacheLinePad
 
-	// Guest seats only: the key of the goroutine holding the seat (0 when
-	// free), the pool and the call tree it is held for (seats.go).
+	// Guest seats only: the holder's goroutine key (0: free), and the pool
+	// and call tree the seat is held for (seats.go).
 	holder    atomic.Uintptr
 	guestPool atomic.Pointer[Pool]
 	seatTree  atomic.Uint64
@@ -52,26 +46,24 @@ type slot struct {
 	rng         uint64
 	calls       uint64 // guests: calls made on the seat, to pace resize checks and name trees
 
-	// tree is the call tree of the task the slot runs now (0: none, a
-	// worker between tasks); a waiting slot runs only tasks of its tree
-	// (steal.go).
+	// tree is the running task's call tree (0: none); a waiting slot runs
+	// only its tree's tasks (steal.go).
 	tree uint64
 
-	// unflushedPieces counts pieces and forks run here and not yet added
-	// to stats.pieces: an atomic add would be a fifth of the fork fast path.
+	// unflushedPieces counts pieces and forks run and not yet in
+	// stats.pieces: an atomic add would be a fifth of the fork fast path.
 	unflushedPieces int64
 
-	// A body that calls a verb on another pool holds a guest seat for it
-	// (visiting), which the call's bodies' nested calls must find; the
-	// guest seat remembers the seat it was taken from (host). Owner-only.
+	// A body's call on another pool holds a guest seat (visiting), which
+	// its bodies' nested calls must find; that seat remembers its host.
 	visiting, host *slot
 
 	frame *frame[none] // a recycled range frame (frame.go)
 	stats *slotStats   // the worker's own counters, or its pool's callers'
 }
 
-// slotStats are the counters behind WorkerStats. Only the slot's owner
-// writes them; a Stats snapshot reads them concurrently.
+// slotStats are the counters behind WorkerStats, written by the slot's
+// owner, read by Stats concurrently.
 type slotStats struct {
 	_                                    cpu.CacheLinePad
 	pieces, steals, failedSteals, splits atomic.Int64
@@ -102,8 +94,8 @@ func (s *slot) rand() uint64 {
 	return x * 0x2545f4914f6cdd1d
 }
 
-// signal posts a wake-up token to s without blocking. A token already
-// pending is enough: whoever consumes it re-checks its condition (sleep.go).
+// signal posts s a token without blocking; one already pending is enough
+// (sleep.go).
 func (s *slot) signal() {
 	select {
 	case s.wake <- struct{}{}:

@@ -8,8 +8,8 @@ import (
 
 // WorkerStats are the counters of one worker, or of the callers.
 type WorkerStats struct {
-	// Pieces counts range pieces and forked tasks run (forks run inline are
-	// added when the worker finishes the task they ran in).
+	// Pieces counts range pieces and forked tasks run (forks run inline
+	// are added when the task they ran in finishes).
 	Pieces int64
 	// Steals counts tasks taken from another worker's or caller's deque.
 	Steals int64
@@ -17,17 +17,14 @@ type WorkerStats struct {
 	FailedSteals int64
 	// Splits counts ranges split in half to offer work.
 	Splits int64
-	// Busy is the time spent running and helping: for a worker, running
-	// the tasks it took; for the callers, the whole length of their calls
-	// from outside the pool, which they spend running pieces of their own
-	// call and helping with it.
+	// Busy is the time a worker spent running the tasks it took, or the
+	// callers spent in their calls from outside the pool.
 	Busy time.Duration
 	// Idle is the time spent parked, waiting for work.
 	Idle time.Duration
 }
 
-// Total is the sum of the workers' and the callers' counters: every piece,
-// steal, split and busy or idle second the pool counted.
+// Total is the sum of the workers' and the callers' counters.
 func (s Stats) Total() WorkerStats {
 	t := s.Callers
 	for _, w := range s.Workers {
@@ -42,39 +39,34 @@ func (s Stats) Total() WorkerStats {
 }
 
 // Stats is a snapshot of a pool's counters with the figures derived from
-// them. The derived figures count the callers as one more participant next
-// to the workers: a pool of parallelism P runs P-1 worker threads, and the
-// goroutine that calls a verb is the P-th.
+// them, which count the callers as one more participant next to the
+// workers: a pool of parallelism P runs P-1 workers, and the caller is the
+// P-th.
 type Stats struct {
 	Workers []WorkerStats // one entry per worker thread
 	Callers WorkerStats   // work done by goroutines that called a verb from outside the pool
 
-	// Imbalance is the load imbalance, the largest busy time over the
-	// mean busy time of the participants. 1 means every participant was
-	// busy as long as the others; 2 means the busiest one worked twice the
-	// average. The usual target is below 1.2.
+	// Imbalance is the largest busy time over the participants' mean busy
+	// time: 1 when all were busy equally long, 2 when the busiest worked
+	// twice the average. The usual target is below 1.2.
 	Imbalance float64
-	// Straggler is the straggler ratio, the largest busy time over the
-	// median busy time: how far the slowest participant lagged behind the
-	// typical one (usual target: below 2). Mean and median come from
-	// golang.org/x/exp/stats (the median of an even count is the mean of
-	// the two middle values). cmd/parloop-trace reports both figures per
-	// call with these definitions.
+	// Straggler is the largest busy time over the median (of an even
+	// count, the mean of the middle two), as cmd/parloop-trace reports per
+	// call: how far the slowest participant lagged (usual target: below 2).
 	Straggler float64
 	// Utilization is the participants' total busy time over their number
-	// times Wall: the share of the pool's capacity that ran work since the
-	// counters were reset. It is near 1 only while calls keep every
-	// participant busy, and falls as the pool idles between calls.
+	// times Wall: the share of the pool's capacity that ran work, near 1
+	// only while calls keep every participant busy.
 	Utilization float64
 	// StealRate is steals per piece run: 0 when every piece ran where it
-	// was split off, higher when work moved between participants.
+	// was split off.
 	StealRate float64
 	// Wall is the time since the counters were last reset.
 	Wall time.Duration
 }
 
-// String renders the snapshot as a short table: the derived figures on one
-// line, then one line per worker and one for the callers.
+// String renders the snapshot as a table: the derived figures, then a line
+// per worker and one for the callers.
 func (s Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pool stats over %v: imbalance %.2f, straggler %.2f, utilization %.0f%%, steal rate %.3f\n",

@@ -28,9 +28,8 @@ func (c *slotStats) reset() {
 	c.idleNs.Store(0)
 }
 
-// Stats returns a snapshot of the pool's counters since it started or since
-// the last ResetStats, with the derived figures. Counters are read one by
-// one while workers run, so a snapshot taken mid-call is approximate.
+// Stats returns a snapshot of the pool's counters since it started or the
+// last ResetStats. A snapshot taken mid-call is approximate.
 func (p *Pool) Stats() Stats {
 	l := p.init()
 	st := Stats{
@@ -52,15 +51,12 @@ func (p *Pool) Stats() Stats {
 		steals += w.Steals
 	}
 	pieces += st.Callers.Pieces
-	// The callers are one more participant: a pool of parallelism P runs
-	// P-1 workers and counts on the caller for the P-th share.
 	if st.Callers.Busy > 0 {
 		busy = append(busy, float64(st.Callers.Busy))
 		total += st.Callers.Busy
 	}
 	if n := len(busy); n > 0 && total > 0 {
-		// Mean and median from golang.org/x/exp/stats: Stats is read
-		// between calls, never on the scheduling path.
+		// golang.org/x/exp/stats: Stats is off the scheduling path.
 		longest := slices.Max(busy)
 		st.Imbalance = longest / stats.Mean(busy)
 		if median := stats.Median(busy); median > 0 {

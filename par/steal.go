@@ -14,11 +14,10 @@ const (
 	victimRandom                      // the other workers in a fresh random order
 )
 
-// victimOrders computes, for each of the workers placed on cpus, the other
-// workers in the order it tries to steal from them, and the end offset of
-// each distance level in that order. Within a level the order is
-// randomised at every steal round.
-func victimOrders(m *Machine, cpus []int, active int, policy victimPolicy) ([][]int32, [][]int) {
+// victimOrders computes, for each worker placed on cpus, the others in the
+// order it steals from them, and the end offset of each distance level
+// (within which steal randomises the order each round).
+func victimOrders(m *Machine, cpus []int, policy victimPolicy) ([][]int32, [][]int) {
 	n := len(cpus)
 	victims := make([][]int32, n)
 	levels := make([][]int, n)
@@ -47,26 +46,22 @@ func victimOrders(m *Machine, cpus []int, active int, policy victimPolicy) ([][]
 
 // Isolation. A goroutine waiting for its own call (a caller in helpUntil,
 // or a worker waiting inside a body for a nested call or a fork) runs only
-// work of its own call tree: the root call made from outside the pool and
-// every call nested in its bodies. Otherwise a caller holding a lock across
-// a call could run another caller's body that takes the same lock, and
-// deadlock (oneTBB's isolated arenas avoid this; Rayon's issue #592 is this
-// bug). A root call takes a tree id from its guest seat (seats.go); every
-// task carries its tree, set by its pusher before the push; a slot runs
-// under the tree of its task (execute), and a waiting slot steals with
-// deque.StealIf, which claims the top task only if its tree matches. The
-// top alone tells: a slot's deque holds one tree's tasks at a time (a
-// waiting slot pushes and runs only its tree's tasks, and a worker between
-// tasks pops its own leftovers before it steals). Workers between tasks
-// take any tree. The cost is a load and a compare per steal attempt.
+// work of its own call tree, the root call made from outside the pool and
+// every call nested in its bodies, so that a caller holding a lock across a
+// call cannot run another caller's body that takes it (Rayon's issue #592).
+// A root call takes a tree id from its guest seat (seats.go); every task
+// carries its tree, set by its pusher before the push; a slot runs under
+// its task's tree (execute), and a waiting slot steals with deque.StealIf,
+// which claims the top task only if its tree matches. The top alone tells:
+// a deque holds one tree's tasks at a time (a waiting slot pushes and runs
+// only its tree's, and a worker between tasks, which takes any tree, pops
+// its own leftovers before it steals).
 
-// steal tries to take a task from another slot of the pool: first the slot
-// with id prefer (if >= 0), then the workers in the victim order, then the
-// guest seats held for this pool, and when every deque was empty, the rest
-// of a piece running a long grain on one of them (offer.go). Every slot is
-// tried once per call, so a nil result means every deque looked empty (or,
-// with tree != 0, held nothing of tree) at the moment it was tried, which is
-// what the sleep protocol's re-check needs.
+// steal tries to take a task from another slot: first the slot with id
+// prefer (if >= 0), then the workers in victim order, then the guest seats
+// held for this pool, then the cut points (offer.go). Each slot is tried
+// once, so nil means every deque looked empty (or, with tree != 0, held
+// nothing of tree) when tried, as the sleep protocol's re-check needs.
 func (s *slot) steal(prefer int32, tree uint64) *task {
 	p := s.pool
 	l := p.layout.Load()
@@ -118,15 +113,11 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 
 // Young tasks. A task its owner takes back within a microsecond (the g of a
 // fork whose f is tiny) costs more stolen than run in place. So a thief
-// reads the victim's top, waits youngNs, and steals only if top has not
-// moved (top only grows). A split piece and the g of a real fork live far
-// longer; the wait is short next to waking a parked worker, and a spinning
-// thief spends it spinning anyway. It is timed by the cycle counter, not
-// counted in PAUSEs, whose length varies with the CPU and the hypervisor.
+// reads the victim's top, waits youngNs by the clock (a PAUSE's length
+// varies), and steals only if top has not moved (top only grows).
 
-// stealGuest tries guest seat g, if it is held for s's pool: only tasks of
-// the call it is held for, and of tree if tree != 0 (see the invariants in
-// seats.go for why seatTree is read first).
+// stealGuest tries guest seat g, if held for s's pool: only tasks of its
+// call, and of tree if tree != 0 (seats.go says why seatTree comes first).
 func (s *slot) stealGuest(g *slot, tree uint64) *task {
 	seatTree := g.seatTree.Load()
 	if g == s || g.guestPool.Load() != s.pool || (tree != 0 && tree != seatTree) {
@@ -135,10 +126,9 @@ func (s *slot) stealGuest(g *slot, tree uint64) *task {
 	return s.stealFrom(g, seatTree, tree == 0)
 }
 
-// stealFrom tries victim v, retrying while it loses races to other thieves
-// (a lost race means the deque was not empty). With tree != 0 it takes
-// only a task of that call tree. If it finds v empty and ask is set, it asks
-// v to share its private forks (share.go).
+// stealFrom tries victim v, retrying while it loses races to other
+// thieves; with tree != 0 only a task of that tree. Finding v empty, it
+// asks v to share its private forks if ask (share.go).
 func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 	if v.dq.Len() != 0 {
 		top := v.dq.Top()

@@ -9,30 +9,26 @@ import (
 // second function of a fork.
 //
 // Ownership: a task belongs to whoever took it out of a deque (a pop, or a
-// thief's winning steal); tasks are recycled through per-slot free lists,
-// so a task is freed only by the one party that knows nobody else can touch
-// it: a piece by the slot that finished running it (its result is in its
-// join by then); a fork's task by the slot that forked it, at once if it
-// popped the task back, else after the thief set done. A thief never
-// touches a task after done.Store(true).
+// winning steal), and is freed only by the one party that knows nobody else
+// can touch it: a piece by the slot that ran it (its result is in its join
+// by then); a fork's task by its forker, at once if it popped the task
+// back, else after the thief, which never touches it after, set done.
 type task struct {
 	kind uint8
 	side uint8 // which half of its parent join a piece is: 0 left, 1 right
 
-	// tree is the call tree the task belongs to (isolation, steal.go),
-	// written by its pusher before the push and read by thieves before they
-	// claim it; labels is the pprof label set it runs under.
+	// tree is the task's call tree (steal.go), written by its pusher before
+	// the push, read by thieves before they claim it.
 	tree   atomic.Uint64
-	labels unsafe.Pointer
+	labels unsafe.Pointer // its pprof labels
 
 	// A piece: [lo, hi) of its call's frame, and the join it arrives at.
 	lo, hi int
 	frame  runner
 	parent *join
 
-	// A fork's task: run calls g with its argument from box, leaving g's
-	// result there (fork.go); a panic goes to pe. Both are written before
-	// done is set.
+	// A fork's task: run calls g on its argument in box, leaving the
+	// result there (fork.go), or a panic in pe, before done is set.
 	run    forkRunner
 	box    unsafe.Pointer
 	done   atomic.Bool
@@ -49,11 +45,8 @@ const (
 	taskFork
 )
 
-// A join is the meeting point of the two halves of a split piece. The half
-// that finishes last (pending drops to 0) carries on with the parent's
-// work: it combines the results and arrives at the parent join, and so on
-// up to the root, where the call completes (frame.go). Nobody waits at a
-// join.
+// A join is where the two halves of a split piece meet: the last to finish
+// (pending drops to 0) carries on upward (frame.go, arrive).
 type join struct {
 	pending atomic.Int32
 	side    uint8
@@ -69,9 +62,8 @@ type join struct {
 // push onto the home's remote list (a lock-free stack: CAS to push, and the
 // owner takes the whole list with one Swap, so there is no ABA), which the
 // owner drains when its own runs dry. The task list is an array used as a
-// stack: a fork takes the task at the top and its join puts it back in the
-// same place, so the steady state writes no pointer (each one a GC write
-// barrier while the collector marks).
+// stack: a fork takes the top task and its join puts it back there, so the
+// steady state writes no pointer (a GC write barrier while marking).
 const maxFree = 64
 
 // newTask returns a task homed at s, cleared but for a fork's run and box
@@ -92,8 +84,7 @@ func (s *slot) newTask() *task {
 	return s.freeTasks[s.nFreeTasks]
 }
 
-// recycleTask puts a task homed at s back on s's free list (or leaves it to
-// the GC when the list is full).
+// recycleTask puts a task homed at s back on s's free list, if not full.
 func (s *slot) recycleTask(t *task) {
 	if s.nFreeTasks == maxFree {
 		return
@@ -114,19 +105,12 @@ func (s *slot) freeTask(t *task) {
 		s.recycleTask(t)
 		return
 	}
-	for {
-		old := home.remoteTasks.Load()
-		t.rnext = old
-		if home.remoteTasks.CompareAndSwap(old, t) {
-			return
-		}
-	}
+	pushRemote(&home.remoteTasks, t, &t.rnext)
 }
 
-// dropBoxes clears what free fork tasks still hold (fork.go keeps a task's
-// box, and g and its argument in it, for the next fork of the same type),
-// so that it can be collected. Called when the slot goes idle: before a
-// park and when a guest leaves its seat.
+// dropBoxes lets the GC have the boxes free fork tasks keep (fork.go), with
+// their g and argument; called when the slot goes idle (a park, a guest
+// leaving its seat).
 func (s *slot) dropBoxes() {
 	for _, t := range s.freeTasks[:s.nFreeTasks] {
 		if t.box != nil {
@@ -158,10 +142,15 @@ func (s *slot) freeJoin(j *join) {
 		return
 	}
 	*j = join{home: home}
+	pushRemote(&home.remoteJoins, j, &j.next)
+}
+
+// pushRemote pushes x, linked by next, onto a slot's remote free list.
+func pushRemote[T any](list *atomic.Pointer[T], x *T, next **T) {
 	for {
-		old := home.remoteJoins.Load()
-		j.next = old
-		if home.remoteJoins.CompareAndSwap(old, j) {
+		old := list.Load()
+		*next = old
+		if list.CompareAndSwap(old, x) {
 			return
 		}
 	}

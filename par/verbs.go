@@ -7,22 +7,18 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// For calls body(i) exactly once for each i in [0, n), in parallel. It does
-// nothing if n <= 0. Everything each body did happens before For returns.
-// The bodies must not wait for each other (a barrier, or one body sending
-// to another over a channel): bodies of one call may run one after another
-// on the same thread. Bodies that block on I/O, sleeps or locks run best
-// with the Blocking option.
+// For calls body(i) exactly once for each i in [0, n), in parallel, and
+// does nothing if n <= 0. Everything the bodies did happens before For
+// returns. Bodies must not wait for each other (a barrier, one body sending
+// to another): bodies of one call may run one after another on one thread.
+// Bodies that block on I/O, sleeps or locks run best with Blocking.
 //
 // If a body panics, no new iterations start (each running piece stops
 // before its next index), and once every running body has returned For
-// panics in the caller's goroutine with a *PanicError holding the value,
-// the stack and where it happened. If a body calls runtime.Goexit (as
-// t.Fatal does), the call stops in the same way and then the caller's
-// goroutine exits too.
-//
-// For allocates nothing of its own in the steady state: a call from outside
-// the pool borrows a seat and a recycled frame.
+// panics in the caller with a *PanicError holding the value, the stack and
+// where it happened. If a body calls runtime.Goexit (as t.Fatal does), the
+// call stops the same way and then the caller's goroutine exits too. For
+// allocates nothing of its own in the steady state.
 func For(n int, body func(i int), opts ...Option) {
 	mustBody("For", "body", body == nil)
 	sp, _ := makeSpec("For", loopOptions, opts, n)
@@ -33,14 +29,11 @@ func For(n int, body func(i int), opts ...Option) {
 
 // ForRange calls body on disjoint pieces [lo, hi) that together cover
 // [0, n), in parallel, so that body can run a tight loop with per-piece
-// state in locals. A piece is what one worker runs between two checks for
-// demand: about 2 µs of the measured cost of an iteration (one index, if
-// an iteration takes longer), and the whole range at parallelism 1. So the
-// number of pieces grows with n and the cost of the work, not with the
-// number of workers: keep nothing per piece that is expensive to make or
-// to merge (a map per piece, say); for one accumulator per worker use
-// Fold. A piece runs to its end: after a panic, other pieces stop at their
-// next piece boundary. Otherwise as For.
+// state in locals. A piece is about 2 µs of work at the measured cost (at
+// least one index; the whole range at parallelism 1), so pieces grow in
+// number with the work, not the workers: for state costly to make or merge
+// (a map, say) use Fold. After a panic, other pieces stop at their next
+// boundary. Otherwise as For.
 func ForRange(n int, body func(lo, hi int), opts ...Option) {
 	mustBody("ForRange", "body", body == nil)
 	sp, _ := makeSpec("ForRange", loopOptions, opts, n)
@@ -61,13 +54,12 @@ func Map[T, U any](in []T, f func(T) U, opts ...Option) []U {
 	return out
 }
 
-// ForErr calls body(ctx, i) for each i in [0, n) in parallel, and returns
-// the first error a body returns. The first error cancels the context
-// handed to the bodies and stops new iterations. Cancellation is looked at
-// before each iteration, never during one: once ctx is done, no new
-// iteration starts, and ForErr returns ctx.Err() (unless a body's error
-// came first). ForErr returns only after every running body has returned.
-// It panics if ctx is nil. Otherwise as For, with Blocking too.
+// ForErr calls body(ctx, i) for each i in [0, n) in parallel and returns
+// the first error a body returns, which cancels the bodies' context and
+// stops new iterations. ctx is looked at before each iteration: once it is
+// done none starts, and ForErr returns ctx.Err() unless a body's error came
+// first. It returns after every running body has returned, and panics if
+// ctx is nil. Otherwise as For.
 func ForErr(ctx context.Context, n int, body func(ctx context.Context, i int) error, opts ...Option) error {
 	if ctx == nil {
 		panic("par: ForErr called with a nil context")
@@ -114,12 +106,10 @@ func MapErr[T, U any](ctx context.Context, in []T, f func(context.Context, T) (U
 //
 //	combine(...combine(combine(identity, in[0]), in[1])..., in[len(in)-1])
 //
-// combine must be associative; it need not be commutative (string
-// concatenation and matrix products come out right). identity is applied
-// once, on the left. Floating-point addition is associative only up to
-// rounding: the grouping, and so the last bits, depend on how the work was
-// split; pass Deterministic() for a result that is bitwise the same on every
-// run and pool size. Panics and Goexit are handled as in For.
+// combine must be associative, not necessarily commutative; identity is
+// applied once, on the left. Floating-point addition is associative only up
+// to rounding, so the last bits depend on the split; Deterministic() makes
+// them the same on every run and pool size. Panics as in For.
 func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T {
 	mustBody("Reduce", "combine function", combine == nil)
 	leaf := func(lo, hi int) T { // a piece folds from its first element
@@ -133,17 +123,14 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 }
 
 // ReduceRange folds [0, n) in parallel, a piece at a time: leaf(lo, hi)
-// returns the fold of the indices in [lo, hi) (a partial sum, say, in a
-// tight loop with no call per element), and combine joins the results of
-// adjacent pieces, in index order. It returns
+// returns the fold of [lo, hi) (a partial sum in a tight loop, say), and
+// combine joins adjacent pieces' results in index order. It returns
 //
 //	combine(identity, combine(...combine(leaf(p0), leaf(p1))..., leaf(pk)))
 //
-// for pieces p0, ..., pk that cover [0, n) in order; for a leaf that folds
-// with combine, that is the sequential left fold. Pieces are as in
-// ForRange. It returns identity when n <= 0. Deterministic() makes the
-// pieces (and so the grouping) depend on n alone. Panics and Goexit are
-// handled as in For.
+// for pieces p0, ..., pk (as in ForRange) that cover [0, n) in order, or
+// identity when n <= 0. Deterministic() makes the pieces depend on n alone.
+// Panics as in For.
 func ReduceRange[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
 	mustBody("ReduceRange", "leaf function", leaf == nil)
 	mustBody("ReduceRange", "combine function", combine == nil)
@@ -169,13 +156,11 @@ func reduce[T any](verb string, n int, identity T, leaf func(lo, hi int) T, comb
 	return out
 }
 
-// Invoke runs every fn, in parallel, and returns when all have returned:
-// every fn runs, even after another panicked or called runtime.Goexit.
-// The first panic in the order of fns is then re-raised in the caller as a
-// *PanicError naming the function's index; a Goexit in any ends the
-// caller's goroutine. Called from a body, Invoke forks onto the running
-// worker; called from outside, it runs on the default pool or the one On
-// names. It takes the On option only.
+// Invoke runs every fn in parallel and returns when all have returned:
+// every fn runs, even after another panicked or called runtime.Goexit. The
+// first panic in the order of fns is then re-raised as a *PanicError naming
+// the function's index; a Goexit in any ends the caller's goroutine. It
+// takes the On option only.
 func Invoke(fns []func(), opts ...Option) {
 	for _, fn := range fns {
 		mustBody("Invoke", "function", fn == nil)
@@ -196,34 +181,32 @@ func Invoke(fns []func(), opts ...Option) {
 	forkCall(&sp, func() none { return invokeSpan(fnSpan{fns[:mid], 0}) }, invokeSpan, fnSpan{fns[mid:], mid})
 }
 
-// Join runs f and g, in parallel, and returns when both have returned. It is
-// Invoke for two functions, and cheaper: f runs on the calling goroutine
-// and does not escape, so only g's closure is allocated. It takes the On
-// option only.
+// Join runs f and g in parallel and returns when both have returned:
+// Invoke for two functions, cheaper (only g's closure is allocated). It
+// takes the On option only.
 func Join(f, g func(), opts ...Option) {
 	mustBody("Join", "function", f == nil || g == nil)
 	sp, _ := makeSpec("Join", forkOptions, opts, 2)
 	forkCall(&sp, func() none { f(); return none{} }, callFunc, g)
 }
 
-// Both runs f and g, in parallel, and returns f's result and g's. It is Join
-// for functions with results, and as cheap: g's result needs no variable of
-// its own. Panics are handled as in Join. It takes the On option only.
+// Both runs f and g in parallel and returns their results: Join for
+// functions with results, as cheap. Panics as in Join. It takes the On
+// option only.
 func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
 	mustBody("Both", "function", f == nil || g == nil)
 	sp, _ := makeSpec("Both", forkOptions, opts, 2)
 	return forkCall[func() B, A, B](&sp, f, nil, g)
 }
 
-// BothOf runs f(x) and g(y), in parallel, and returns their results: Both
+// BothOf runs f(x) and g(y) in parallel and returns their results: Both
 // without closures. A recursive fib or tree walk written as
 //
 //	a, b := par.BothOf(fib, n-1, fib, n-2)
 //	l, r := par.BothOf(walk, node.Left, walk, node.Right)
 //
-// costs its forks and no garbage, whatever the types of x and y: a fork's
-// task keeps the box that holds g, y and g's result for the next fork of
-// the same types. It takes the On option only.
+// allocates nothing, whatever the types of x and y. It takes the On option
+// only.
 func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) (A, B) {
 	mustBody("BothOf", "function", f == nil || g == nil)
 	sp := spec{verb: "BothOf"}
@@ -233,10 +216,8 @@ func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) 
 	return forkCall(&sp, func() A { return f(x) }, g, y)
 }
 
-// forkCall runs a fork as route.go's table says for forks: on the seat
-// enter finds, or one function after the other without one. It calls enter
-// itself: going through route cost a nested fork 33 more instructions
-// (callgrind, fib(22) by BothOf), a fifth of the fork's fast path.
+// forkCall runs a fork on the seat enter finds, or serially without one.
+// Not through route, which would cost a fifth of the fast path (DESIGN.md).
 func forkCall[Y, A, B any](sp *spec, f func() A, g func(Y) B, y Y) (A, B) {
 	s, guest, _ := enter(sp.pool)
 	switch {

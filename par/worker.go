@@ -6,9 +6,8 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// run is a worker's main loop: take work (own deque, then steal), run it,
-// and when there is none, spin briefly and park (sleep.go). It returns when
-// the pool is closed and the worker's deque is empty.
+// run is a worker's main loop: pop or steal a task and run it, else spin
+// and park (sleep.go); until the pool is closed and the deque is empty.
 func (s *slot) run() {
 	p := s.pool
 	for {
@@ -29,9 +28,8 @@ func (s *slot) run() {
 	}
 }
 
-// retired parks a worker that a GOMAXPROCS decrease took out of service,
-// after it has run what is left in its own deque. Thieves never wait on it,
-// and resizeLocked or Close post its token.
+// retired parks a retiring worker (nobody waits on it) once its own deque
+// is empty, outside the sleeper list; resizeLocked or Close post its token.
 func (s *slot) retired() {
 	if t := s.popLocal(); t != nil {
 		s.runTop(t)
@@ -42,9 +40,8 @@ func (s *slot) retired() {
 	}
 }
 
-// idle spins (if allowed) and then parks until there is work. It returns a
-// task, or nil when the worker should re-check its state (closed, retired,
-// or a stale token).
+// idle spins (if allowed), then parks until there is work. It returns a
+// task, or nil to re-check the state (closed, retired, a stale token).
 func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
@@ -94,8 +91,7 @@ func (s *slot) spin() *task {
 	return nil
 }
 
-// runTop runs a task taken at the top of the worker loop and accounts its
-// time as busy.
+// runTop runs a task from the worker loop, its time counted as busy.
 func (s *slot) runTop(t *task) {
 	t0 := platform.Ticks()
 	s.execute(t)
@@ -103,9 +99,8 @@ func (s *slot) runTop(t *task) {
 	s.flushStats()
 }
 
-// execute runs one task, under its call tree and its pprof labels, and
-// restores the slot's afterwards. t is freed by the time the task returns,
-// so what is restored was read before.
+// execute runs t under its call tree and pprof labels, then restores the
+// slot's (read before: t is freed when it returns).
 func (s *slot) execute(t *task) {
 	tree := s.tree
 	s.tree = t.tree.Load()
@@ -124,9 +119,8 @@ func (s *slot) execute(t *task) {
 	}
 }
 
-// findWork returns a task from the slot's own deque or stolen from another
-// slot of the pool; nil if every deque looked empty. tree, if not 0,
-// restricts stealing to that call tree (a waiting slot, see steal.go).
+// findWork pops a task or steals one (of tree only, if not 0); nil if
+// every deque looked empty.
 func (s *slot) findWork(tree uint64) *task {
 	if t := s.popLocal(); t != nil {
 		return t
@@ -134,14 +128,11 @@ func (s *slot) findWork(tree uint64) *task {
 	return s.steal(-1, tree)
 }
 
-// helpUntil runs other work of its own call tree until done is set (for a
-// fork's task, or a call's completion): its own deque first, then steals,
-// trying the slot recorded in thief first (leapfrogging: the thief of our
-// task is likely to hold its subtasks); nothing of another tree
-// (isolation, steal.go). With no such work it spins spinRounds rounds of
-// PAUSE, then parks with done as its wake condition, so that work pushed
-// meanwhile wakes it too. Whoever sets done posts a token to this slot
-// afterwards (sleep.go).
+// helpUntil runs other work of s's call tree (steal.go) until done is set:
+// its own deque first, then steals, first from the slot in thief, likely to
+// hold the subtasks of the task it stole (leapfrogging). With no such work
+// it spins spinRounds rounds, then parks with done as its wake condition,
+// so that pushed work wakes it too; whoever sets done then posts a token.
 func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 	spins := 0
 	for !done.Load() {
