@@ -22,8 +22,9 @@ import (
 // then merges them with merge and returns the result; with n <= 0, init().
 //
 // Pieces reach workers in no particular order, so merge must be associative
-// and commutative (adding counts, merging maps of counts). For an ordered
-// fold use ReduceRange. Panics as in For. It takes the On, Grain, Track and
+// and commutative (adding counts, merging maps of counts), and the result
+// must not depend on which worker folded which piece. For an ordered fold
+// use ReduceRange. Panics as in For. It takes the On, Grain, Track and
 // Weighted options.
 func Fold[L any](n int, init func() L, body func(acc *L, lo, hi int), merge func(a, b L) L, opts ...Option) L {
 	mustBody("Fold", "init function", init == nil)

@@ -129,8 +129,10 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 //	combine(identity, combine(...combine(leaf(p0), leaf(p1))..., leaf(pk)))
 //
 // for pieces p0, ..., pk (as in ForRange) that cover [0, n) in order, or
-// identity when n <= 0. Deterministic() makes the pieces depend on n alone.
-// Panics as in For.
+// identity when n <= 0: for an associative combine with identity its
+// identity, and a leaf that folds its piece with combine, the sequential
+// left fold. Deterministic() makes the pieces depend on n alone. Panics as
+// in For.
 func ReduceRange[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
 	mustBody("ReduceRange", "leaf function", leaf == nil)
 	mustBody("ReduceRange", "combine function", combine == nil)
