@@ -37,6 +37,10 @@ func nameKey(name, k string) string {
 	return ""
 }
 
+// renamed maps rows of older raw outputs to their names now: iter's
+// Limit option is Blocking.
+var renamed = strings.NewReplacer("/impl=iter+Limit", "/impl=iter+Blocking")
+
 var procsSuffix = regexp.MustCompile(`^(.*)-(\d+)$`)
 
 // ParseBench reads benchmark result lines, ignoring every other line
@@ -64,7 +68,7 @@ func ParseBench(r io.Reader) ([]Result, error) {
 			name = m[1]
 			res.Procs, _ = strconv.Atoi(m[2])
 		}
-		res.Name = name
+		res.Name = renamed.Replace(name)
 		for i := 2; i+1 < len(f); i += 2 {
 			v, err := strconv.ParseFloat(f[i], 64)
 			if err != nil {
