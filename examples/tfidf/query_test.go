@@ -104,20 +104,10 @@ func TestQueryTerms(t *testing.T) {
 // longest run of the rarest that some file holds in full, checked against
 // every file's terms read back from the postings.
 func TestTopHitHoldsRarest(t *testing.T) {
-	dir := t.TempDir()
-	makeCorpus(t, dir, 200, 1)
-	c, err := walk(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := buildWith(t, c, "sequential", nil)
+	x := generatedIndex(t, 200)
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 200 {
-		var words []string
-		for range 2 + r.IntN(3) {
-			words = append(words, vocabulary[r.IntN(len(vocabulary))])
-		}
-		terms := queryTerms(words)
+		terms := randomQuery(r, 2, 4)
 		res := x.Search(terms, 1)
 		if len(res.Hits) == 0 {
 			continue
@@ -148,7 +138,7 @@ func TestTopHitHoldsRarest(t *testing.T) {
 			}
 		}
 		if top := res.Hits[0].Path; !cands[top] {
-			t.Errorf("query %q: the top hit %s holds %q; files holding more of the rarest terms (%q) exist", words, top, res.heldTerms(res.Hits[0]), res.Terms)
+			t.Errorf("query %q: the top hit %s holds %q; files holding more of the rarest terms (%q) exist", terms, top, res.heldTerms(res.Hits[0]), res.Terms)
 		}
 	}
 }
@@ -189,29 +179,42 @@ func TestGorootQueries(t *testing.T) {
 // queries on a generated corpus, the best k for every k are the first k of
 // the whole ranking, which is sorted by better.
 func TestSearchTopK(t *testing.T) {
-	dir := t.TempDir()
-	makeCorpus(t, dir, 150, 1)
-	c, err := walk(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := buildWith(t, c, "sequential", nil)
+	x := generatedIndex(t, 150)
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 50 {
-		var words []string
-		for range 1 + r.IntN(4) {
-			words = append(words, vocabulary[r.IntN(len(vocabulary))])
-		}
-		terms := queryTerms(words)
+		terms := randomQuery(r, 1, 4)
 		all := x.Search(terms, len(x.Docs))
 		if len(all.Hits) != all.Matched || !slices.IsSortedFunc(all.Hits, better) {
-			t.Fatalf("query %q: %d hits of %d matched, sorted %v", words, len(all.Hits), all.Matched, slices.IsSortedFunc(all.Hits, better))
+			t.Fatalf("query %q: %d hits of %d matched, sorted %v", terms, len(all.Hits), all.Matched, slices.IsSortedFunc(all.Hits, better))
 		}
 		for _, k := range []int{1, 2, 3, 7, 10, 40} {
 			got := x.Search(terms, k)
 			if want := all.Hits[:min(k, len(all.Hits))]; !slices.Equal(got.Hits, want) || got.Matched != all.Matched {
-				t.Fatalf("query %q, k = %d: %v; want %v", words, k, got.Hits, want)
+				t.Fatalf("query %q, k = %d: %v; want %v", terms, k, got.Hits, want)
 			}
 		}
 	}
+}
+
+// generatedIndex builds, sequentially, the index of a generated corpus of
+// files files.
+func generatedIndex(t *testing.T, files int) *Index {
+	t.Helper()
+	dir := t.TempDir()
+	makeCorpus(t, dir, files, 1)
+	c, err := walk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buildWith(t, c, "sequential", nil)
+}
+
+// randomQuery draws a query of lo to hi words of the generated corpus'
+// vocabulary.
+func randomQuery(r *rand.Rand, lo, hi int) []string {
+	var words []string
+	for range lo + r.IntN(hi-lo+1) {
+		words = append(words, vocabulary[r.IntN(len(vocabulary))])
+	}
+	return queryTerms(words)
 }
