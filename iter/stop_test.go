@@ -191,7 +191,16 @@ func TestPanicReachesCaller(t *testing.T) {
 		return a + b
 	}
 	where("Reduce's combine of batches", -1, -1, func() { From(count(10), Batch(1)).Reduce(0, add) })
-	where("Reduce's last combine", -1, -1, func() { Range(2).Reduce(0, add) })
+	// Only the terminal's last combine has the identity on its left: the
+	// leaves' and the joins' combines never panic, however the run is cut.
+	where("Reduce's last combine", -1, -1, func() {
+		Range(2).Reduce(100, func(a, b int) int {
+			if a == 100 {
+				panic(errBoom)
+			}
+			return a + b
+		})
+	})
 	where("Fold's init with no results", -1, -1, func() {
 		Fold(From(count(0)), func() int { panic(errBoom) }, func(*int, int) {}, add)
 	})

@@ -293,6 +293,7 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 // goroutine has run a body: with the hand-over that happens at once, and
 // without it never.
 func TestPlainNestedCallsHandOverTheRest(t *testing.T) {
+	atLeastTwoPs(t) // an owner waiting in a body must leave a P to the thief
 	p := newPool(t, par.Workers(4))
 	const n = 512
 	want := int64(n * (n - 1) / 2)
