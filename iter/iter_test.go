@@ -119,7 +119,7 @@ func TestMatchesSequential(t *testing.T) {
 			if os.streaming && !src.streaming {
 				continue
 			}
-			for _, n := range []int{0, 1, 5, 1000, longOr(20_000, 3000)} {
+			for _, n := range []int{0, 1, 5, longOr(20_000, 1500)} {
 				name := src.name + "/" + os.name + "/" + strconv.Itoa(n)
 				w := want(n)
 				mk := func(extra ...Option) Pipe[int] {

@@ -390,42 +390,57 @@ func TestStopAfterPanicIsPrompt(t *testing.T) {
 		}
 		p := newPool(t, par.Workers(workers))
 		for _, verb := range []string{"For", "ForErr", "Map"} {
-			var stopped atomic.Bool
-			var after atomic.Int32
-			body := func(i int) {
-				if i < 20_000 {
-					return // cheap: the grain grows
-				}
-				if stopped.Load() {
-					after.Add(1)
-				}
-				spinFor(10 * time.Microsecond)
-				if i == 20_010 {
-					stopped.Store(true) // the call stores its stop flag as the panic reaches its piece
-					panic("stop")
-				}
+			// The fewest of three tries: the OS can deschedule the panicking
+			// body's thread between its panic and the stop flag's store (on
+			// a loaded machine), and the other workers run on meanwhile; a
+			// grain grown too large starts hundreds late every time.
+			least := int32(math.MaxInt32)
+			for range 3 {
+				least = min(least, startedAfterPanic(t, p, verb))
 			}
-			wantPanicError(t, verb, func() {
-				switch verb {
-				case "For":
-					par.For(40_000, body, par.On(p))
-				case "ForErr":
-					_ = par.ForErr(context.Background(), 40_000, func(_ context.Context, i int) error { body(i); return nil }, par.On(p))
-				case "Map":
-					idx := make([]int, 40_000)
-					for i := range idx {
-						idx[i] = i
-					}
-					par.Map(idx, func(i int) int { body(i); return 0 }, par.On(p))
-				}
-			})
 			// Counted from the moment of the panic: a body that checked the
 			// call's stop flag just before may still start, one per worker.
-			if a := after.Load(); int(a) > workers {
-				t.Errorf("%s on %d workers: %d iterations started after the panic; want at most one per worker", verb, workers, a)
+			if int(least) > workers {
+				t.Errorf("%s on %d workers: %d iterations started after the panic (the fewest of 3 tries); want at most one per worker", verb, workers, least)
 			}
 		}
 	}
+}
+
+// startedAfterPanic runs verb over 40,000 iterations, cheap up to 20,000 and
+// of 10 µs from there, one of which panics, and returns how many iterations
+// started after the panic.
+func startedAfterPanic(t *testing.T, p *par.Pool, verb string) int32 {
+	var stopped atomic.Bool
+	var after atomic.Int32
+	body := func(i int) {
+		if i < 20_000 {
+			return // cheap: the grain grows
+		}
+		if stopped.Load() {
+			after.Add(1)
+		}
+		spinFor(10 * time.Microsecond)
+		if i == 20_010 {
+			stopped.Store(true) // the call stores its stop flag as the panic reaches its piece
+			panic("stop")
+		}
+	}
+	wantPanicError(t, verb, func() {
+		switch verb {
+		case "For":
+			par.For(40_000, body, par.On(p))
+		case "ForErr":
+			_ = par.ForErr(context.Background(), 40_000, func(_ context.Context, i int) error { body(i); return nil }, par.On(p))
+		case "Map":
+			idx := make([]int, 40_000)
+			for i := range idx {
+				idx[i] = i
+			}
+			par.Map(idx, func(i int) int { body(i); return 0 }, par.On(p))
+		}
+	})
+	return after.Load()
 }
 
 func spinFor(d time.Duration) {

@@ -25,7 +25,11 @@ func splits(p *par.Pool) int64 { return p.Stats().Total().Splits }
 func TestNoSplitsWhilePsAreSaturated(t *testing.T) {
 	procs := runtime.GOMAXPROCS(0)
 	p := newPool(t)
-	a := make([]float64, 1<<21)
+	n := 1 << 21
+	if raceEnabled {
+		n = 1 << 18 // a few milliseconds still: the detector slows each body
+	}
+	a := make([]float64, n)
 	call := func() {
 		par.ForRange(len(a), func(lo, hi int) {
 			s := a[lo:hi]

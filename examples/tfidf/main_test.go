@@ -438,8 +438,8 @@ func TestProgressBar(t *testing.T) {
 // samples in either phase of the build (indexFile, buildPartition) must
 // carry the label.
 func TestProfileLabels(t *testing.T) {
-	if testing.Short() {
-		t.Skip("takes a CPU profile of about a second")
+	if testing.Short() || raceEnabled {
+		t.Skip("takes a CPU profile of about a second; under the race detector most samples fall in its C code, with no Go stack")
 	}
 	dir := t.TempDir()
 	makeCorpus(t, dir, 200, 4)
@@ -456,9 +456,6 @@ func TestProfileLabels(t *testing.T) {
 	}
 	builds := 0
 	long := 1500 * time.Millisecond
-	if raceEnabled {
-		long = 4 * time.Second // most samples fall in the detector's C code, with no Go stack
-	}
 	pprof.Do(context.Background(), pprof.Labels("phase", "index"), func(context.Context) {
 		for start := time.Now(); time.Since(start) < long || builds < 2; builds++ {
 			buildWith(t, c, "stealing", pool)
