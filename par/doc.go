@@ -21,6 +21,11 @@
 //     allocation), Both (two functions with results) or Join (two without).
 //     A loop verb called inside a body nests as well.
 //   - A handful of functions to run at once: Invoke.
+//   - Tasks that discover more tasks (walking a directory tree, crawling a
+//     graph, draining a channel: what a WaitGroup with a goroutine per task
+//     does): Scope, whose tasks call Go to spawn more, or ScopeErr for tasks
+//     that fail. Tasks run on the pool with no goroutine each, or with
+//     Blocking(limit) on at most limit goroutines for the whole scope.
 //
 // Every verb takes options last: On(p) runs the call on pool p; Grain(n)
 // bounds the iterations between checks for demand from below (never
@@ -40,6 +45,15 @@
 //		return fetch(ctx, urls[i])
 //	}, par.Blocking(16))
 //	a, b := par.BothOf(fib, n-1, fib, n-2)
+//	par.Scope(func(s *par.Spawner) {
+//		var visit func(n *Node)
+//		visit = func(n *Node) {
+//			for _, c := range n.Children {
+//				s.Go(func() { visit(c) })
+//			}
+//		}
+//		visit(root)
+//	})
 //
 // # Guarantees
 //

@@ -199,3 +199,56 @@ func ExampleFold() {
 	fmt.Println(counts["the"], counts["fox"], len(counts))
 	// Output: 3 1 9
 }
+
+// A tree walked by tasks that spawn a task per child: the tasks run on the
+// pool, with no goroutine each, and Scope returns once all have.
+func ExampleScope() {
+	type node struct {
+		size     int64
+		children []*node
+	}
+	leaf := func(size int64) *node { return &node{size: size} }
+	root := &node{size: 1, children: []*node{
+		{size: 10, children: []*node{leaf(100), leaf(200)}},
+		{size: 20, children: []*node{leaf(300), {size: 30, children: []*node{leaf(400)}}}},
+	}}
+
+	var total atomic.Int64
+	par.Scope(func(s *par.Spawner) {
+		var visit func(n *node)
+		visit = func(n *node) {
+			total.Add(n.size)
+			for _, c := range n.children {
+				s.Go(func() { visit(c) })
+			}
+		}
+		visit(root)
+	})
+	fmt.Println(total.Load())
+	// Output: 1061
+}
+
+// ScopeErr stops at the first error: tasks not yet started do not start,
+// and the error is returned once the running ones have returned.
+func ExampleScopeErr() {
+	jobs := make(chan int)
+	go func() {
+		defer close(jobs)
+		for i := range 5 {
+			jobs <- i
+		}
+	}()
+	err := par.ScopeErr(context.Background(), func(ctx context.Context, s *par.ErrSpawner) error {
+		for j := range jobs { // a task per job, as it arrives
+			s.Go(func() error {
+				if j == 3 {
+					return fmt.Errorf("job %d failed", j)
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	fmt.Println(err)
+	// Output: job 3 failed
+}

@@ -94,12 +94,13 @@ const (
 	reduceOptions = allowGrain | allowDeterministic | allowTrack | allowWeighted // Reduce, ReduceRange
 	foldOptions   = allowGrain | allowTrack | allowWeighted                      // Fold
 	forkOptions   = 0                                                            // Join, Invoke, Both, BothOf
+	scopeOptions  = allowBlocking                                                // Scope, ScopeErr
 )
 
 // optionUse says, in a panic, where an option applies.
 var optionUse = map[int]string{
 	allowGrain:         "it applies to the loop verbs, the reductions and Fold",
-	allowBlocking:      "it applies to For, ForRange, Map, ForErr and MapErr",
+	allowBlocking:      "it applies to For, ForRange, Map, ForErr, MapErr, Scope and ScopeErr",
 	allowDeterministic: "it applies to Reduce and ReduceRange",
 	allowTrack:         "it applies to the loop verbs, the reductions and Fold",
 	allowWeighted:      "it applies to the loop verbs, the reductions and Fold",

@@ -16,6 +16,10 @@ package par
 //
 //	a fork (Join, Both, BothOf, Invoke): a seat                the fork protocol on it (fork.go)
 //	a fork without a seat                                    its functions one after the other
+//	a scope (Scope, ScopeErr) with Blocking(limit)           its tasks on goroutines of its own (scope.go)
+//	a scope with a seat                                      its tasks in the deques of the seats they are
+//	                                                           spawned on, the caller helping
+//	a scope without a seat                                   its tasks one after another on the caller
 //
 // A plain run that hands over its rest and the framed run of that rest are
 // one call: one trace task, one result (the two folds combined in index

@@ -253,11 +253,11 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 	}
 	seed := r.Uint64()
 	nest := depth < 3 && r.IntN(3) == 0
-	kind := r.IntN(12)
-	if kind >= 10 {
+	kind := r.IntN(14)
+	if kind >= 12 {
 		kind = 7 // Invoke, three times as often as each other verb
 	}
-	if kind >= 7 { // forks: their functions nest more often, as recursive code's do
+	if kind >= 7 { // forks and scopes: their functions nest more often, as recursive code's do
 		nest = depth < 3 && r.IntN(3) != 0
 	}
 	ran := make([]atomic.Int32, n)
@@ -470,6 +470,61 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 				sk.fail("BothOf over %d: got %d, want %d", n, got, want)
 			}
 			return nil
+		})
+	case 10:
+		if r.IntN(4) == 0 {
+			opts = []par.Option{par.Blocking(1 + r.IntN(8))}
+		}
+		run("Scope", func() error {
+			par.Scope(func(s *par.Spawner) {
+				// Each task spawns the upper halves of its range, then runs
+				// what is left: tasks spawned by tasks, on every seat.
+				var spawn func(lo, hi int)
+				spawn = func(lo, hi int) {
+					for hi-lo > 4 {
+						mid, end := lo+(hi-lo)/2, hi
+						s.Go(func() { spawn(mid, end) })
+						hi = mid
+					}
+					for i := lo; i < hi; i++ {
+						body(i)
+					}
+				}
+				spawn(0, n)
+			}, opts...)
+			return nil
+		})
+	case 11:
+		if r.IntN(4) == 0 {
+			opts = []par.Option{par.Blocking(1 + r.IntN(8))}
+		}
+		run("ScopeErr", func() error {
+			ctx, cancel := ctxFor()
+			defer cancel()
+			err := par.ScopeErr(ctx, func(ctx context.Context, s *par.ErrSpawner) error {
+				for i := range n {
+					s.Go(func() error {
+						body(i)
+						switch {
+						case f.kind == faultError && i == f.at:
+							return errSoak
+						case f.kind == faultCancel && i == f.at:
+							cancel()
+						}
+						return nil
+					})
+				}
+				return nil
+			}, opts...)
+			switch {
+			case f.kind == faultError && !errors.Is(err, errSoak):
+				sk.fail("ScopeErr: the task at %d failed, the call returned %v", f.at, err)
+			case f.kind == faultCancel && !errors.Is(err, context.Canceled):
+				sk.fail("ScopeErr: the context was cancelled at %d, the call returned %v", f.at, err)
+			case f.kind != faultError && f.kind != faultCancel && err != nil:
+				sk.fail("ScopeErr returned %v", err)
+			}
+			return err
 		})
 	default:
 		ran = ran[:min(n, 2)]

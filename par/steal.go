@@ -150,10 +150,13 @@ func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 		}
 		if t != nil {
 			s.stats.steals.Add(1)
-			if t.kind == taskPiece {
+			switch t.kind {
+			case taskPiece:
 				t.frame.base().thief.Store(s.id + 1)
-			} else {
+			case taskFork:
 				t.thief.Store(s.id + 1)
+			default:
+				t.scope.thief.Store(s.id + 1)
 			}
 			return t
 		}

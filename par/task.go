@@ -1,12 +1,13 @@
 package par
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
 
-// A task is what deques hold: a piece of a loop's index range, or the
-// second function of a fork.
+// A task is what deques hold: a piece of a loop's index range, the second
+// function of a fork, or a task a scope spawned.
 //
 // Ownership: a task belongs to whoever took it out of a deque (a pop, or a
 // winning steal), and is freed only by the one party that knows nobody else
@@ -36,6 +37,11 @@ type task struct {
 	thief  atomic.Int32 // id+1 of the slot that stole it, 0 if not stolen
 	pe     *PanicError
 
+	// A spawned task: its scope and function, one of fn and efn (scope.go).
+	scope *scope
+	fn    func()
+	efn   func() error
+
 	home  *slot // the slot whose free list it returns to
 	rnext *task // link in home's remote free list
 }
@@ -43,6 +49,7 @@ type task struct {
 const (
 	taskPiece uint8 = iota
 	taskFork
+	taskSpawn
 )
 
 // A join is where the two halves of a split piece meet: the last to finish
@@ -77,6 +84,10 @@ func (s *slot) newTask() *task {
 			t = next
 		}
 		if s.nFreeTasks == 0 {
+			if t, _ := spareTasks.Get().(*task); t != nil {
+				t.home = s
+				return t
+			}
 			return &task{home: s}
 		}
 	}
@@ -84,9 +95,17 @@ func (s *slot) newTask() *task {
 	return s.freeTasks[s.nFreeTasks]
 }
 
-// recycleTask puts a task homed at s back on s's free list, if not full.
+// spareTasks holds the tasks that found their home's free list full, for
+// any slot: a scope's body that spawns a thousand tasks before one runs
+// needs a thousand, and allocates them only once.
+var spareTasks sync.Pool
+
+// recycleTask puts a task homed at s back on s's free list, or with the
+// spares if it is full.
 func (s *slot) recycleTask(t *task) {
 	if s.nFreeTasks == maxFree {
+		t.run, t.box = nil, nil
+		spareTasks.Put(t)
 		return
 	}
 	if s.freeTasks[s.nFreeTasks] != t {
@@ -95,12 +114,13 @@ func (s *slot) recycleTask(t *task) {
 	s.nFreeTasks++
 }
 
-// freeTask clears a piece and sends it home. The caller must own t. It
+// freeTask clears a piece or a spawned task and sends it home. The caller must own t. It
 // clears field by field: a thief may still load t.tree through a stale
 // deque slot (StealIf), and that word is only ever written atomically.
 func (s *slot) freeTask(t *task) {
 	home := t.home
 	t.frame, t.parent, t.labels = nil, nil, nil
+	t.scope, t.fn, t.efn = nil, nil, nil
 	if home == s {
 		s.recycleTask(t)
 		return

@@ -108,10 +108,13 @@ func (s *slot) execute(t *task) {
 	if t.labels != labels {
 		platform.SetProfLabel(t.labels)
 	}
-	if t.kind == taskPiece {
+	switch t.kind {
+	case taskPiece:
 		t.frame.runPiece(s, t)
-	} else {
+	case taskFork:
 		s.runFork(t)
+	default:
+		s.runSpawned(t)
 	}
 	s.tree = tree
 	if platform.ProfLabel() != labels {

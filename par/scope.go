@@ -1,0 +1,412 @@
+package par
+
+// Scopes: tasks that spawn tasks.
+//
+// A scope counts what is unfinished in pending: its body (1 from the start)
+// and every task spawned and not yet finished. Go adds 1, then queues the
+// task; a task (or the body) subtracts 1 when it has returned, and whoever
+// brings pending to 0 wakes the owner (the scope's caller). The owner
+// returns once it sees 0: every task's Add(-1) comes after everything the
+// task did, and the owner's load that sees 0 comes after every Add(-1)
+// (sync/atomic is sequentially consistent), so all of it happens before
+// the scope returns.
+//
+// Where a task waits to run:
+//   - on a seat of the scope's pool: Go pushes it onto the deque of the
+//     seat the calling goroutine runs on (the owner's own seat for the body,
+//     a worker's for a task it runs), stamped with that seat's call tree, so
+//     thieves and the waiting owner (helpUntil) take it as any other work
+//     of the tree. Spawned tasks are always public (pushPublic): they are
+//     never taken back by their pusher the way a fork's are, and a private
+//     task would wait for its seat's next pop.
+//   - in the scope's queue (a stack under mu): with Blocking, where the
+//     scope's own goroutines, at most limit of them, run it; without a seat
+//     (the pool is closed or every guest seat is held, the owner runs all
+//     of it in turn); and for a Go from a goroutine that has no seat on the
+//     pool (the owner runs it).
+// Either way a task is queued, not run by Go: a chain of tasks each
+// spawning the next runs in constant stack.
+//
+// Waking the owner: wakeOwner stores wake, then posts a token to the
+// owner's seat (or to ch without one). The owner clears wake, runs what is
+// queued, checks pending, and waits for wake (helpUntil or ch): a Go or a
+// finish that it missed set wake after the clear, so it does not sleep
+// through it; stale tokens only cost a loop (sleep.go).
+//
+// Stopping: the first panic, Goexit or error stores stop (stop.go's rules);
+// from then on tasks are still taken and counted but their functions do
+// not start, and a Go does not queue. A Goexit (in the body, or in a task
+// the owner ran) unwinds the scope's call, whose deferred function waits,
+// taking only from the owner's own deque (unwindingTree), for the stopped
+// tasks still out.
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// Spawner spawns the tasks of a Scope. Its Go may be called from the
+// scope's body and from its tasks, while the scope has not returned.
+type Spawner struct{ scope }
+
+// ErrSpawner spawns the tasks of a ScopeErr, as Spawner does those of a
+// Scope, with tasks that return errors.
+type ErrSpawner struct{ scope }
+
+// Scope calls body with a Spawner, and returns once body and every task
+// spawned through the Spawner (by body, or by other tasks) have returned.
+// Tasks run in parallel on the pool's workers, with no goroutine each;
+// the caller runs tasks too while it waits. It is what a WaitGroup with a
+// goroutine per task becomes when tasks discover more tasks: walking a
+// tree, crawling a graph, draining a channel. A task is queued, not run by
+// Go, so a chain of tasks each spawning the next runs in constant stack.
+//
+// Tasks may call every verb, Scope included. If body or a task panics, no
+// task starts from then on (running ones finish), and once all have
+// returned Scope panics with a *PanicError holding the first value (Lo and
+// Hi are -1: tasks have no index). A Goexit stops it the same way, then
+// ends the caller's goroutine. With Blocking(limit), tasks run on at most
+// limit goroutines of the scope's own, for tasks that wait on I/O or
+// locks; otherwise Scope takes the On option.
+func Scope(body func(s *Spawner), opts ...Option) {
+	mustBody("Scope", "body", body == nil)
+	sp, _ := makeSpec("Scope", scopeOptions, opts, 0)
+	s := new(Spawner)
+	runScope(&sp, &s.scope, func() { body(s) }, nil)
+}
+
+// Go spawns a task that calls f. It panics if f is nil, or if the Scope
+// that made s has returned.
+func (s *Spawner) Go(f func()) {
+	if f == nil {
+		panic("par: Spawner.Go called with a nil function")
+	}
+	s.spawn("Spawner", f, nil)
+}
+
+// ScopeErr is Scope for tasks that may fail: the first error a task or
+// body returns cancels the context given to body and stops new tasks from
+// starting, and ScopeErr returns it once every running task has returned.
+// ctx is looked at before each task: once it is done none starts, and
+// ScopeErr returns ctx.Err() unless an error came first. Panics as Scope;
+// ScopeErr panics if ctx is nil.
+func ScopeErr(ctx context.Context, body func(ctx context.Context, s *ErrSpawner) error, opts ...Option) error {
+	if ctx == nil {
+		panic("par: ScopeErr called with a nil context")
+	}
+	mustBody("ScopeErr", "body", body == nil)
+	sp, _ := makeSpec("ScopeErr", scopeOptions, opts, 0)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := new(ErrSpawner)
+	sc := &s.scope
+	sc.done, sc.cancel = cctx.Done(), cancel
+	runScope(&sp, sc, nil, func() error { return body(cctx, s) })
+	if sc.err != nil {
+		return sc.err
+	}
+	return ctx.Err() // stopped by ctx: some tasks may not have run
+}
+
+// Go spawns a task that calls f; its error stops the scope (see ScopeErr).
+// It panics if f is nil, or if the ScopeErr that made s has returned.
+func (s *ErrSpawner) Go(f func() error) {
+	if f == nil {
+		panic("par: ErrSpawner.Go called with a nil function")
+	}
+	s.spawn("ErrSpawner", nil, f)
+}
+
+// scope is a Scope's state, shared by its owner and its tasks.
+type scope struct {
+	pending  atomic.Int64 // the body and the tasks not yet finished (see above)
+	pool     *Pool        // nil: no seat, every task queued
+	owner    *slot        // the owner's seat, or nil
+	blocking int          // Blocking's limit, or 0
+	wake     atomic.Bool  // the owner has something to look at
+	ch       chan struct{}
+	thief    atomic.Int32 // id+1 of the last slot that stole a task
+
+	stop atomic.Bool
+	pe   atomic.Pointer[PanicError]
+
+	// ScopeErr: the bodies' context's Done and cancel; the first error.
+	done   <-chan struct{}
+	cancel context.CancelFunc
+	errMu  sync.Mutex
+	err    error
+
+	mu      sync.Mutex
+	queue   []queued // a stack: the newest task runs first, as from a deque
+	running int      // Blocking: the scope's goroutines
+}
+
+// queued is a task in the scope's queue: one of fn and efn.
+type queued struct {
+	fn  func()
+	efn func() error
+}
+
+// runScope runs the scope's body (one of fn and efn) on the caller, then
+// waits for its tasks; it re-raises the first panic or Goexit.
+func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
+	var s *slot
+	guest := false
+	if sp.blocking > 0 {
+		sc.blocking = sp.blocking
+	} else {
+		s, guest, sc.pool = enter(sp.pool)
+	}
+	sc.owner = s
+	if s == nil {
+		sc.ch = make(chan struct{}, 1)
+	}
+	var tc traced
+	tc.startTrace(sp.verb, 0, s, nil)
+	defer tc.endTrace()
+	var t0 int64
+	if guest {
+		t0 = platform.Ticks()
+	}
+	sc.pending.Store(1)
+	bodyOut, returned := true, false
+	defer func() {
+		if !returned { // a Goexit, in the body or in a task run while waiting
+			sc.fail(goexitError)
+			if bodyOut {
+				sc.finish()
+			}
+			tree := s.unwinding()
+			sc.wait(s)
+			s.restore(tree)
+			if guest {
+				releaseGuest(s, t0)
+			}
+		}
+	}()
+	sc.call(fn, efn)
+	bodyOut = false
+	sc.finish()
+	sc.wait(s)
+	returned = true
+	if guest {
+		releaseGuest(s, t0)
+	}
+	if pe := sc.pe.Load(); pe != nil {
+		raise(pe)
+	}
+}
+
+// unwinding makes s, if not nil, steal nothing while a Goexit unwinds its
+// call (stop.go's waitUnwinding), and returns its tree to restore.
+func (s *slot) unwinding() uint64 {
+	if s == nil {
+		return 0
+	}
+	tree := s.tree
+	s.tree = unwindingTree
+	return tree
+}
+
+// restore gives s, if not nil, back the tree unwinding took.
+func (s *slot) restore(tree uint64) {
+	if s != nil {
+		s.tree = tree
+	}
+}
+
+// spawn queues a task for one of fn and efn (see above); verb names the
+// caller's type in its panic.
+func (sc *scope) spawn(verb string, fn func(), efn func() error) {
+	if sc.pending.Add(1) == 1 {
+		sc.pending.Add(-1)
+		panic("par: " + verb + ".Go called after its scope returned, or on a " + verb + " no scope made")
+	}
+	if sc.stopped() {
+		sc.finish()
+		return
+	}
+	if sc.pool != nil {
+		if s := seatOf(platform.GoroutineKey()); s != nil && s.pool == sc.pool {
+			t := s.newTask()
+			t.kind, t.scope, t.fn, t.efn = taskSpawn, sc, fn, efn
+			s.stamp(t, platform.ProfLabel())
+			s.pushPublic(t)
+			s.pool.notify()
+			return
+		}
+	}
+	sc.mu.Lock()
+	sc.queue = append(sc.queue, queued{fn, efn})
+	start := sc.blocking > 0 && sc.running < sc.blocking
+	if start {
+		sc.running++
+	}
+	sc.mu.Unlock()
+	if start {
+		go sc.serve()
+	} else if sc.blocking == 0 {
+		sc.wakeOwner()
+	}
+}
+
+// runSpawned runs a spawned task taken from a deque; t is freed first, so
+// that the task's own spawns reuse it.
+func (s *slot) runSpawned(t *task) {
+	s.unflushedPieces++
+	sc, fn, efn := t.scope, t.fn, t.efn
+	s.freeTask(t)
+	sc.run(fn, efn)
+}
+
+// run runs a task unless the scope has stopped, then counts it finished.
+func (sc *scope) run(fn func(), efn func() error) {
+	defer sc.finish() // a Goexit in the task must still count it
+	if !sc.stopped() {
+		sc.call(fn, efn)
+	}
+}
+
+// call calls fn or efn, recording a panic, a Goexit (which then goes on)
+// or efn's error as the scope's failure.
+func (sc *scope) call(fn func(), efn func() error) {
+	c := catcher{lo: -1, hi: -1}
+	defer c.catch(&sc.stop, sc.fail)
+	if fn != nil {
+		fn()
+	} else if err := efn(); err != nil {
+		sc.setErr(err)
+	}
+	c.returned = true
+}
+
+// stopped reports whether tasks no longer start: a failure, or ScopeErr's
+// context done.
+func (sc *scope) stopped() bool {
+	if sc.stop.Load() {
+		return true
+	}
+	if sc.done != nil {
+		select {
+		case <-sc.done:
+			return true
+		default:
+		}
+	}
+	return false
+}
+
+// fail records the first panic or Goexit and stops the scope.
+func (sc *scope) fail(pe *PanicError) {
+	sc.pe.CompareAndSwap(nil, pe)
+	sc.stop.Store(true)
+	if sc.cancel != nil {
+		sc.cancel()
+	}
+}
+
+// setErr records the first error and stops the scope.
+func (sc *scope) setErr(err error) {
+	sc.errMu.Lock()
+	if sc.err == nil {
+		sc.err = err
+	}
+	sc.errMu.Unlock()
+	sc.stop.Store(true)
+	sc.cancel()
+}
+
+// finish counts the body or a task finished; the last wakes the owner.
+func (sc *scope) finish() {
+	if sc.pending.Add(-1) == 0 {
+		sc.wakeOwner()
+	}
+}
+
+// wakeOwner tells the owner to look again (see above).
+func (sc *scope) wakeOwner() {
+	sc.wake.Store(true)
+	if sc.owner != nil {
+		sc.owner.signal()
+	} else if sc.ch != nil {
+		select {
+		case sc.ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// wait runs or waits for the scope's tasks until none is unfinished.
+func (sc *scope) wait(s *slot) {
+	for {
+		sc.wake.Store(false)
+		if sc.blocking == 0 {
+			sc.runQueue()
+		}
+		if sc.pending.Load() == 0 {
+			return
+		}
+		if s != nil {
+			s.helpUntil(&sc.wake, &sc.thief)
+			continue
+		}
+		for !sc.wake.Load() {
+			<-sc.ch
+		}
+	}
+}
+
+// pop takes the newest queued task; ok is false if there is none, and
+// then a Blocking scope's goroutine that pops (leaving) is no longer
+// counted as running.
+func (sc *scope) pop(leaving bool) (q queued, ok bool) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	n := len(sc.queue) - 1
+	if n < 0 {
+		if leaving {
+			sc.running--
+		}
+		return q, false
+	}
+	q, sc.queue[n] = sc.queue[n], queued{}
+	sc.queue = sc.queue[:n]
+	return q, true
+}
+
+// runQueue runs the queued tasks on the owner.
+func (sc *scope) runQueue() {
+	for {
+		q, ok := sc.pop(false)
+		if !ok {
+			return
+		}
+		sc.run(q.fn, q.efn)
+	}
+}
+
+// serve is one of a Blocking scope's goroutines: it runs queued tasks until
+// the queue is empty. One that a Goexit ends starts its successor, which
+// finds the queue empty or runs what is left.
+func (sc *scope) serve() {
+	exited := true
+	defer func() {
+		if exited {
+			go sc.serve()
+		}
+	}()
+	for {
+		q, ok := sc.pop(true)
+		if !ok {
+			exited = false
+			return
+		}
+		sc.run(q.fn, q.efn)
+	}
+}
