@@ -40,6 +40,7 @@ func BenchmarkPublishedTrees(b *testing.B) {
 		}{
 			{"seq", func(n workloads.SHA1Node) int { return n.Count() }},
 			{"par.ReduceRange", treeReduceRange},
+			{"par.Scope", treeScope},
 			{"par.For", func(n workloads.SHA1Node) int {
 				var c atomic.Int64
 				treeFor(n, &c)

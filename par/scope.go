@@ -16,9 +16,11 @@ package par
 //     seat the calling goroutine runs on (the owner's own seat for the body,
 //     a worker's for a task it runs), stamped with that seat's call tree, so
 //     thieves and the waiting owner (helpUntil) take it as any other work
-//     of the tree. Spawned tasks are always public (pushPublic): they are
-//     never taken back by their pusher the way a fork's are, and a private
-//     task would wait for its seat's next pop.
+//     of the tree. It goes on the seat's private stack as a fork's task
+//     does (share.go), stamped at once: unlike a fork's, it may still be
+//     there once its pusher has returned to a loop under another tree, and
+//     sharing it then must not restamp it. Every loop that waits or looks
+//     for work pops its own seat's tasks first, private ones included.
 //   - in the scope's queue (a stack under mu): with Blocking, where the
 //     scope's own goroutines, at most limit of them, run it; without a seat
 //     (the pool is closed or every guest seat is held, the owner runs all
@@ -128,6 +130,7 @@ type scope struct {
 	pending  atomic.Int64 // the body and the tasks not yet finished (see above)
 	pool     *Pool        // nil: no seat, every task queued
 	owner    *slot        // the owner's seat, or nil
+	ownerKey uintptr      // the owner's goroutine key, if it has a seat: its Go finds the seat without a lookup
 	blocking int          // Blocking's limit, or 0
 	wake     atomic.Bool  // the owner has something to look at
 	ch       chan struct{}
@@ -166,6 +169,8 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 	sc.owner = s
 	if s == nil {
 		sc.ch = make(chan struct{}, 1)
+	} else {
+		sc.ownerKey = platform.GoroutineKey()
 	}
 	var tc traced
 	tc.startTrace(sp.verb, 0, s, nil)
@@ -233,12 +238,16 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 		return
 	}
 	if sc.pool != nil {
-		if s := seatOf(platform.GoroutineKey()); s != nil && s.pool == sc.pool {
+		k := platform.GoroutineKey()
+		s := sc.owner
+		if k != sc.ownerKey || s.visiting != nil {
+			s = seatOf(k)
+		}
+		if s != nil && s.pool == sc.pool {
 			t := s.newTask()
 			t.kind, t.scope, t.fn, t.efn = taskSpawn, sc, fn, efn
 			s.stamp(t, platform.ProfLabel())
-			s.pushPublic(t)
-			s.pool.notify()
+			s.pushForkTask(t)
 			return
 		}
 	}

@@ -42,8 +42,9 @@ import (
 // shares the oldest half first.
 const privMax = 32
 
-// pushForkTask pushes a fork's task t privately (the fast path) when P2
-// allows: thieves have a task of s's, or parallelism is 1; else it shares.
+// pushForkTask pushes a fork's task t, or a spawned one (scope.go),
+// privately (the fast path) when P2 allows: thieves have a task of s's, or
+// parallelism is 1; else it shares.
 func (s *slot) pushForkTask(t *task) {
 	n := s.nPriv
 	if n < privMax && !s.want.Load() && (s.dq.Len() != 0 || s.pool.solo.Load()) {
@@ -118,7 +119,9 @@ func (s *slot) localLen() int { return s.nPriv + s.dq.Len() }
 func (s *slot) share(k int) {
 	labels := platform.ProfLabel()
 	for _, t := range s.priv[:k] {
-		s.stamp(t, labels)
+		if t.kind != taskSpawn { // stamped when spawned, perhaps under another tree than s's now
+			s.stamp(t, labels)
+		}
 		s.dq.Push(t)
 	}
 	s.nPriv = copy(s.priv[:], s.priv[k:s.nPriv])

@@ -40,6 +40,8 @@ type slot struct {
 
 	freeTasks   [maxFree]*task // a stack: see task.go
 	nFreeTasks  int
+	spares      *spareList // free tasks beyond maxFree (task.go)
+	sparesTried bool       // spares was looked for since the slot last went idle
 	freeJoins   *join
 	remoteTasks atomic.Pointer[task] // freed here by other slots (task.go)
 	remoteJoins atomic.Pointer[join]

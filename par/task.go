@@ -77,14 +77,24 @@ const maxFree = 64
 // (fork.go reuses a box of the right type).
 func (s *slot) newTask() *task {
 	if s.nFreeTasks == 0 {
-		for t := s.remoteTasks.Swap(nil); t != nil; {
-			next := t.rnext
-			t.rnext = nil
-			s.recycleTask(t)
-			t = next
+		if s.remoteTasks.Load() != nil {
+			for t := s.remoteTasks.Swap(nil); t != nil; {
+				next := t.rnext
+				t.rnext = nil
+				s.recycleTask(t)
+				t = next
+			}
 		}
 		if s.nFreeTasks == 0 {
-			if t, _ := spareTasks.Get().(*task); t != nil {
+			if s.spares == nil && !s.sparesTried {
+				s.spares, _ = spareLists.Get().(*spareList)
+				s.sparesTried = true
+			}
+			if sp := s.spares; sp != nil && len(sp.tasks) > 0 {
+				n := len(sp.tasks) - 1
+				t := sp.tasks[n]
+				sp.tasks[n] = nil
+				sp.tasks = sp.tasks[:n]
 				t.home = s
 				return t
 			}
@@ -95,17 +105,27 @@ func (s *slot) newTask() *task {
 	return s.freeTasks[s.nFreeTasks]
 }
 
-// spareTasks holds the tasks that found their home's free list full, for
-// any slot: a scope's body that spawns a thousand tasks before one runs
-// needs a thousand, and allocates them only once.
-var spareTasks sync.Pool
+// Spare tasks. A scope's body that spawns a thousand tasks before one runs
+// needs a thousand at once, beyond the free list: the tasks that find it
+// full go to the slot's spare list, which the slot hands to spareLists when
+// it goes idle and takes one from when it next needs a spare, so that a
+// burst of spawns allocates only the first time, and the GC can still
+// have the spares of a program that no longer spawns.
+type spareList struct{ tasks []*task }
 
-// recycleTask puts a task homed at s back on s's free list, or with the
-// spares if it is full.
+var spareLists sync.Pool
+
+// recycleTask puts a task homed at s back on s's free list, or on its
+// spare list if that is full.
 func (s *slot) recycleTask(t *task) {
 	if s.nFreeTasks == maxFree {
 		t.run, t.box = nil, nil
-		spareTasks.Put(t)
+		if s.spares == nil {
+			if s.spares, _ = spareLists.Get().(*spareList); s.spares == nil {
+				s.spares = new(spareList)
+			}
+		}
+		s.spares.tasks = append(s.spares.tasks, t)
 		return
 	}
 	if s.freeTasks[s.nFreeTasks] != t {
@@ -129,9 +149,14 @@ func (s *slot) freeTask(t *task) {
 }
 
 // dropBoxes lets the GC have the boxes free fork tasks keep (fork.go), with
-// their g and argument; called when the slot goes idle (a park, a guest
-// leaving its seat).
+// their g and argument, and the spare tasks; called when the slot goes idle
+// (a park, a guest leaving its seat).
 func (s *slot) dropBoxes() {
+	if s.spares != nil {
+		spareLists.Put(s.spares)
+		s.spares = nil
+	}
+	s.sparesTried = false
 	for _, t := range s.freeTasks[:s.nFreeTasks] {
 		if t.box != nil {
 			t.run, t.box = nil, nil
