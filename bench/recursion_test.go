@@ -17,6 +17,8 @@ import (
 //   - seq: the plain recursive function;
 //   - par.ReduceRange: count(n) = 1 + ReduceRange over n's children of the
 //     children's counts, the leaf a closure over n;
+//   - par.ReduceRangeOf: the same with the node passed to a top-level leaf;
+//   - par.Scope: a task per subtree, each spawning all but its first child;
 //   - par.For: a nested For over the children, adding into an atomic;
 //   - wg-cutoff: a goroutine per child above depth 4 (T1) or per child of
 //     the root (T3), then sequential, counts summed through a WaitGroup and
@@ -40,6 +42,7 @@ func BenchmarkPublishedTrees(b *testing.B) {
 		}{
 			{"seq", func(n workloads.SHA1Node) int { return n.Count() }},
 			{"par.ReduceRange", treeReduceRange},
+			{"par.ReduceRangeOf", treeReduceRangeOf},
 			{"par.Scope", treeScope},
 			{"par.For", func(n workloads.SHA1Node) int {
 				var c atomic.Int64
@@ -74,6 +77,22 @@ func treeReduceRange(n workloads.SHA1Node) int {
 		return s
 	}, func(a, b int) int { return a + b })
 }
+
+// treeReduceRangeOf is treeReduceRange with the node passed, not captured:
+// the form the documentation recommends for recursion.
+func treeReduceRangeOf(n workloads.SHA1Node) int {
+	return 1 + par.ReduceRangeOf(n.Kids(), n, 0, treeKidsOf, addInt)
+}
+
+func treeKidsOf(n workloads.SHA1Node, lo, hi int) int {
+	s := 0
+	for i := lo; i < hi; i++ {
+		s += treeReduceRangeOf(n.Child(i))
+	}
+	return s
+}
+
+func addInt(a, b int) int { return a + b }
 
 func treeFor(n workloads.SHA1Node, c *atomic.Int64) {
 	c.Add(1)

@@ -27,8 +27,9 @@ import (
 // none is the value type of a loop's frame.
 type none = struct{}
 
-// job is what a call runs: exactly one of each, rng, eachErr and leaf.
+// job is what a call runs: exactly one of each, rng, eachErr, leaf and of.
 type job[T any] struct {
+	of      ofRunner[T]                            // ForOf, ReduceRangeOf: a box on the caller's seat (of.go)
 	each    func(i int)                            // For, Map
 	rng     func(lo, hi int)                       // ForRange, Fold
 	eachErr func(ctx context.Context, i int) error // ForErr, MapErr
@@ -49,6 +50,8 @@ func (b *job[T]) run(lo, hi int, stop *atomic.Bool) (v T, err error) {
 	switch {
 	case b.leaf != nil:
 		v = b.leaf(lo, hi)
+	case b.of != nil:
+		v = b.of.runRange(lo, hi, stop)
 	case b.rng != nil:
 		b.rng(lo, hi)
 	case b.each != nil:

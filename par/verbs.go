@@ -147,11 +147,17 @@ func reduce[T any](verb string, n int, identity T, leaf func(lo, hi int) T, comb
 	if deterministic {
 		return reduceDeterministic(&sp, n, identity, leaf, combine)
 	}
-	acc, have, _ := run(&sp, &job[T]{leaf: leaf, combine: combine}, n)
+	return reduceJob(&sp, n, identity, &job[T]{leaf: leaf, combine: combine})
+}
+
+// reduceJob runs a reduction's job b over [0, n), n > 0, and applies
+// identity on the left.
+func reduceJob[T any](sp *spec, n int, identity T, b *job[T]) T {
+	acc, have, _ := run(sp, b, n)
 	if !have {
 		return identity
 	}
-	out, pe := catchCombine(combine, identity, acc)
+	out, pe := catchCombine(b.combine, identity, acc)
 	if pe != nil {
 		panic(pe)
 	}
