@@ -66,6 +66,10 @@ type pass struct {
 	blocks map[*types.Func]string
 	src    map[*token.File][]byte
 
+	// claimed holds the loops and Waits of scope fan-outs (scope.go), which
+	// the loop and recursion rules leave alone.
+	claimed map[ast.Node]bool
+
 	leak     string // leakChecker's answer
 	leakDone bool
 
@@ -139,7 +143,7 @@ func (ps *pass) leakChecker() string {
 }
 
 func run(p *analysis.Pass) (any, error) {
-	ps := &pass{Pass: p, blocks: map[*types.Func]string{}, src: map[*token.File][]byte{}}
+	ps := &pass{Pass: p, blocks: map[*types.Func]string{}, src: map[*token.File][]byte{}, claimed: map[ast.Node]bool{}}
 	ps.computeBlocks()
 	for _, f := range p.Files {
 		if ast.IsGenerated(f) {
@@ -151,10 +155,13 @@ func run(p *analysis.Pass) (any, error) {
 			if !ok {
 				return true
 			}
+			ps.scopes(file, list)
 			for i, s := range list {
 				switch s.(type) {
 				case *ast.ForStmt, *ast.RangeStmt:
-					ps.loop(file, list, i)
+					if !ps.claimed[s] {
+						ps.loop(file, list, i)
+					}
 				}
 			}
 			ps.recursiveForks(file, list)

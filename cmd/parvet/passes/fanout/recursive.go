@@ -112,7 +112,7 @@ func (ps *pass) skipped(call *ast.CallExpr) bool {
 func (ps *pass) recursiveForks(file *ast.File, list []ast.Stmt) {
 	for w, st := range list {
 		wait := callOf(st)
-		if _, isExpr := st.(*ast.ExprStmt); !isExpr || wait == nil {
+		if _, isExpr := st.(*ast.ExprStmt); !isExpr || wait == nil || ps.claimed[st] {
 			continue
 		}
 		wg, ok := ps.methodOn(wait, "sync", "WaitGroup", "Wait")
