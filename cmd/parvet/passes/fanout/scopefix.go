@@ -283,11 +283,21 @@ func (ps *pass) spawnText(sf *scopeFan, g *ast.GoStmt, sName string, old bool) (
 				args = append(args, ps.text(a))
 				continue
 			}
-			name := "arg"
-			if k < len(params) && params[k] != nil && params[k].Name != "_" {
-				name = params[k].Name
+			// A variable passed on is copied under its own name (c := c);
+			// anything else gets the parameter's name, or arg, where that
+			// name does not already mean something.
+			name := ""
+			if id, ok := ast.Unparen(a).(*ast.Ident); ok {
+				name = id.Name
+			} else {
+				for _, c := range []string{paramName(params, k), "arg"} {
+					if c != "" && scopeLookup(ps.Pkg, g.Pos(), c) == nil {
+						name = c
+						break
+					}
+				}
 			}
-			if !free(name, nil) {
+			if name == "" || !free(name, nil) {
 				return "", "", fmt.Sprintf("the argument %s needs a variable of its own, and the name %s is taken", ps.text(a), name)
 			}
 			defs = append(defs, name+" := "+ps.text(a))
@@ -360,4 +370,11 @@ func (ps *pass) isLoopVar(v *types.Var) bool {
 		return found
 	}
 	return false
+}
+
+func paramName(params []*ast.Ident, k int) string {
+	if k < len(params) && params[k] != nil && params[k].Name != "_" {
+		return params[k].Name
+	}
+	return ""
 }
