@@ -19,6 +19,11 @@
 // blocking bodies, with k the old limit or the number of items. Loops that
 // match only in part are reported with the reason no fix is offered.
 //
+// Fan-out whose tasks are spawned in a loop over a channel, a map or a
+// function iterator, or from inside the tasks themselves, becomes
+// par.Scope (a WaitGroup) or par.ScopeErr (an errgroup), with SetLimit
+// turned into par.Blocking where the tasks block (scope.go).
+//
 // A function that blocks, by the same rules, is exported as a Blocks fact so
 // that calls to it count as blocking in its importers.
 package fanout
@@ -39,7 +44,7 @@ import (
 // Analyzer is the fanout analyzer.
 var Analyzer = &analysis.Analyzer{
 	Name:      "fanout",
-	Doc:       "report fan-out loops (WaitGroup, errgroup, semaphore channel) that par.For, par.ForErr or par.Blocking can replace, with a suggested fix",
+	Doc:       "report fan-out (WaitGroup, errgroup, semaphore channel) that par.For, par.ForErr, par.Blocking, par.Scope or par.ScopeErr can replace, with a suggested fix",
 	URL:       "https://pkg.go.dev/github.com/parloop/parloop/cmd/parvet/passes/fanout",
 	FactTypes: []analysis.Fact{new(Blocks)},
 	Run:       run,

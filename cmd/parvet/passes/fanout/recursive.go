@@ -120,13 +120,7 @@ func (ps *pass) recursiveForks(file *ast.File, list []ast.Stmt) {
 			continue
 		}
 		// The WaitGroup's declaration, in this list before the Wait.
-		decl := -1
-		for k := w - 1; k >= 0; k-- {
-			if ps.declares(list[k], wg) {
-				decl = k
-				break
-			}
-		}
+		decl := ps.declIndex(list, w, wg)
 		if decl < 0 {
 			continue
 		}

@@ -476,14 +476,7 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	for _, e := range edits {
 		removed = append(removed, span{tf.Offset(e.Pos), tf.Offset(e.End)})
 	}
-	var add []string
-	if parImport {
-		add = append(add, parPath)
-	}
-	if ctxImport {
-		add = append(add, "context")
-	}
-	edits = append(edits, ps.importEdits(file, src, tf, add, removed)...)
+	edits = append(edits, ps.importEdits(file, src, tf, added(parImport, ctxImport), removed)...)
 
 	// Message.
 	what := map[string]string{"WaitGroup": "a goroutine per item and a WaitGroup", "WaitGroup.Go": "wg.Go per item", "errgroup": "errgroup.Go per item"}[fl.kind]

@@ -199,14 +199,7 @@ func (ps *pass) scopeRewrite(file *ast.File, sf *scopeFan) {
 		{Pos: rs, End: sf.wait.End(), NewText: []byte(newText)},
 	}
 	removed := []span{{tf.Offset(dp), tf.Offset(de)}, {start, tf.Offset(sf.wait.End())}}
-	var add []string
-	if parImport {
-		add = append(add, parPath)
-	}
-	if ctxImport {
-		add = append(add, "context")
-	}
-	edits = append(edits, ps.importEdits(file, src, tf, add, removed)...)
+	edits = append(edits, ps.importEdits(file, src, tf, added(parImport, ctxImport), removed)...)
 
 	call := verb + "(func(s *par.Spawner) {...})"
 	if sf.kind == "errgroup" {
