@@ -49,6 +49,7 @@ type scopeFan struct {
 	wait     *ast.CallExpr
 	limit    ast.Expr // SetLimit's argument
 	where    string   // "over a channel", ..., "from inside its tasks"
+	pre      ast.Stmt // SetLimit before the region
 
 	drops   []ast.Node                  // Add, SetLimit and Done statements
 	goRecv  []ast.Expr                  // receivers of wg.Go / g.Go, which become s
@@ -134,6 +135,13 @@ func (ps *pass) matchScope(file *ast.File, list []ast.Stmt, w int) (*scopeFan, s
 	}
 	start := -1
 	for k := d + 1; k < w; k++ {
+		if c := callOf(list[k]); c != nil && sf.limit == nil {
+			if v, ok := ps.methodOn(c, errgroupPath, "Group", "SetLimit"); ok && v == group && len(c.Args) == 1 {
+				// Before the region: deleted where it stands.
+				sf.limit, sf.pre = c.Args[0], list[k]
+				continue
+			}
+		}
 		if ps.mentions(list[k], group, nil) {
 			start = k
 			break
@@ -153,7 +161,14 @@ func (ps *pass) matchScope(file *ast.File, list []ast.Stmt, w int) (*scopeFan, s
 	if sf.ctxVar == nil && as2(sf.decl) && kind == "errgroup" {
 		return sf, "the errgroup's context is not a local variable"
 	}
-	if ps.usedOutside(group, []ast.Node{sf.decl, sf.regionNode(), wait}) {
+	if sf.pre != nil {
+		if tv, ok := info.Types[sf.limit]; ok && tv.Value != nil {
+			if k, exact := constant.Int64Val(tv.Value); exact && k < 1 {
+				return sf, "the errgroup's SetLimit is not positive (a negative limit means none)"
+			}
+		}
+	}
+	if ps.usedOutside(group, []ast.Node{sf.decl, sf.pre, sf.regionNode(), wait}) {
 		return sf, fmt.Sprintf("%s is also used outside the statements up to its Wait", group.Name())
 	}
 	if sf.ctxVar != nil && ps.usedOutside(sf.ctxVar, []ast.Node{sf.decl, sf.regionNode(), before(sf.decl)}) {

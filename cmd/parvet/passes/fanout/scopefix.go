@@ -188,6 +188,9 @@ func (ps *pass) scopeRewrite(file *ast.File, sf *scopeFan) {
 	newText := b.String()
 
 	deleted := []ast.Node{sf.decl, sf.wait}
+	if sf.pre != nil {
+		deleted = append(deleted, sf.pre)
+	}
 	deleted = append(deleted, sf.drops...)
 	if v := ps.leftUnused(file, deleted, newText); v != "" {
 		noFix(fmt.Sprintf("the rewrite would leave %s unused", v))
@@ -199,6 +202,11 @@ func (ps *pass) scopeRewrite(file *ast.File, sf *scopeFan) {
 		{Pos: rs, End: sf.wait.End(), NewText: []byte(newText)},
 	}
 	removed := []span{{tf.Offset(dp), tf.Offset(de)}, {start, tf.Offset(sf.wait.End())}}
+	if sf.pre != nil {
+		pp, pe := lineSpan(src, tf, sf.pre.Pos(), sf.pre.End())
+		edits = append(edits, analysis.TextEdit{Pos: pp, End: pe})
+		removed = append(removed, span{tf.Offset(pp), tf.Offset(pe)})
+	}
 	edits = append(edits, ps.importEdits(file, src, tf, added(parImport, ctxImport), removed)...)
 
 	call := verb + "(func(s *par.Spawner) {...})"

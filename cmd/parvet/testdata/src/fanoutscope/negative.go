@@ -48,15 +48,17 @@ outer:
 
 // UsedAfter declares a variable that is used after the Wait.
 func UsedAfter(ch <-chan int) (int, error) { // want UsedAfter:"blocks: receives from a channel"
-	var g errgroup.Group // want `no fix is offered: the statements up to the Wait declare first, used after it`
+	var g errgroup.Group // want `no fix is offered: the statements up to the Wait declare last, used after it`
 	g.SetLimit(2)
 	first := <-ch
 	g.Go(func() error { return check(first) })
+	last := first
 	for x := range ch {
+		last = x
 		g.Go(func() error { return check(x) })
 	}
 	err := g.Wait()
-	return first, err
+	return last, err
 }
 
 // Sends has tasks that wait on other goroutines.
@@ -79,7 +81,7 @@ func Unbounded(paths map[string]bool) { // want Unbounded:"blocks: calls os\\.Re
 
 // Stray starts a goroutine that the WaitGroup does not count.
 func Stray(ch <-chan int) { // want Stray:"blocks: ranges over a channel"
-	var wg sync.WaitGroup // want `no fix is offered: it starts a goroutine that is not one of wg's tasks \(line 85\)`
+	var wg sync.WaitGroup // want `no fix is offered: it starts a goroutine that is not one of wg's tasks \(line 87\)`
 	for x := range ch {
 		wg.Go(func() { work(x) })
 		go work(x)
@@ -90,7 +92,7 @@ func Stray(ch <-chan int) { // want Stray:"blocks: ranges over a channel"
 // Stored spawns from a function that outlives the loop.
 func Stored(ch <-chan int) []func() { // want Stored:"blocks: ranges over a channel"
 	var fns []func()
-	var wg sync.WaitGroup // want `no fix is offered: a goroutine of wg is started from a function that is not one of its tasks \(line 95\)`
+	var wg sync.WaitGroup // want `no fix is offered: a goroutine of wg is started from a function that is not one of its tasks \(line 97\)`
 	for x := range ch {
 		fns = append(fns, func() { wg.Go(func() { work(x) }) })
 	}
@@ -100,7 +102,7 @@ func Stored(ch <-chan int) []func() { // want Stored:"blocks: ranges over a chan
 
 // AddTwo adds two for one goroutine.
 func AddTwo(ch <-chan int) { // want AddTwo:"blocks: ranges over a channel"
-	var wg sync.WaitGroup // want `no fix is offered: wg.Add at line 105 does not pair with one goroutine`
+	var wg sync.WaitGroup // want `no fix is offered: wg.Add at line 107 does not pair with one goroutine`
 	for x := range ch {
 		wg.Add(2)
 		go func() {
