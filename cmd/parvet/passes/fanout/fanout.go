@@ -19,6 +19,11 @@
 // blocking bodies, with k the old limit or the number of items. Loops that
 // match only in part are reported with the reason no fix is offered.
 //
+// Fan-out whose tasks are spawned in a loop over a channel, a map or a
+// function iterator, or from inside the tasks themselves, becomes
+// par.Scope (a WaitGroup) or par.ScopeErr (an errgroup), with SetLimit
+// turned into par.Blocking where the tasks block (scope.go).
+//
 // A function that blocks, by the same rules, is exported as a Blocks fact so
 // that calls to it count as blocking in its importers.
 package fanout
@@ -39,7 +44,7 @@ import (
 // Analyzer is the fanout analyzer.
 var Analyzer = &analysis.Analyzer{
 	Name:      "fanout",
-	Doc:       "report fan-out loops (WaitGroup, errgroup, semaphore channel) that par.For, par.ForErr or par.Blocking can replace, with a suggested fix",
+	Doc:       "report fan-out (WaitGroup, errgroup, semaphore channel) that par.For, par.ForErr, par.Blocking, par.Scope or par.ScopeErr can replace, with a suggested fix",
 	URL:       "https://pkg.go.dev/github.com/parloop/parloop/cmd/parvet/passes/fanout",
 	FactTypes: []analysis.Fact{new(Blocks)},
 	Run:       run,
@@ -65,6 +70,10 @@ type pass struct {
 	*analysis.Pass
 	blocks map[*types.Func]string
 	src    map[*token.File][]byte
+
+	// claimed holds the loops and Waits of scope fan-outs (scope.go), which
+	// the loop and recursion rules leave alone.
+	claimed map[ast.Node]bool
 
 	leak     string // leakChecker's answer
 	leakDone bool
@@ -139,7 +148,7 @@ func (ps *pass) leakChecker() string {
 }
 
 func run(p *analysis.Pass) (any, error) {
-	ps := &pass{Pass: p, blocks: map[*types.Func]string{}, src: map[*token.File][]byte{}}
+	ps := &pass{Pass: p, blocks: map[*types.Func]string{}, src: map[*token.File][]byte{}, claimed: map[ast.Node]bool{}}
 	ps.computeBlocks()
 	for _, f := range p.Files {
 		if ast.IsGenerated(f) {
@@ -151,10 +160,13 @@ func run(p *analysis.Pass) (any, error) {
 			if !ok {
 				return true
 			}
+			ps.scopes(file, list)
 			for i, s := range list {
 				switch s.(type) {
 				case *ast.ForStmt, *ast.RangeStmt:
-					ps.loop(file, list, i)
+					if !ps.claimed[s] {
+						ps.loop(file, list, i)
+					}
 				}
 			}
 			ps.recursiveForks(file, list)

@@ -14,5 +14,5 @@ func TestFanout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysistest.RunWithSuggestedFixes(t, dir, fanout.Analyzer, "fanout", "fanoutold", "fanoutleak", "fanoutleaktest", "fanoutleakdeep", "carried")
+	analysistest.RunWithSuggestedFixes(t, dir, fanout.Analyzer, "fanout", "fanoutold", "fanoutleak", "fanoutleaktest", "fanoutleakdeep", "carried", "fanoutscope", "fanoutscopeold")
 }

@@ -193,3 +193,15 @@ func scopeLookup(pkg *types.Package, pos token.Pos, name string) types.Object {
 	_, obj := sc.LookupParent(name, pos)
 	return obj
 }
+
+// added returns the imports a fix adds: par, context, as needed.
+func added(par, ctx bool) []string {
+	var add []string
+	if par {
+		add = append(add, parPath)
+	}
+	if ctx {
+		add = append(add, "context")
+	}
+	return add
+}

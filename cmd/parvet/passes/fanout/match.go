@@ -490,9 +490,11 @@ func (ps *pass) declares(s ast.Stmt, v *types.Var) bool {
 	return false
 }
 
-func (ps *pass) findWait(fl *fanLoop) *ast.CallExpr {
+// waitCall returns the call in st that may be a Wait: st itself, the
+// value assigned or returned, or an if statement's init.
+func waitCall(st ast.Stmt) *ast.CallExpr {
 	var cand ast.Expr
-	switch s := fl.waitStmt.(type) {
+	switch s := st.(type) {
 	case *ast.ExprStmt:
 		cand = s.X
 	case *ast.AssignStmt:
@@ -511,8 +513,24 @@ func (ps *pass) findWait(fl *fanLoop) *ast.CallExpr {
 	if cand == nil {
 		return nil
 	}
-	c, ok := ast.Unparen(cand).(*ast.CallExpr)
-	if !ok {
+	c, _ := ast.Unparen(cand).(*ast.CallExpr)
+	return c
+}
+
+// declIndex returns the index of the statement of list before list[w]
+// that declares v, or -1.
+func (ps *pass) declIndex(list []ast.Stmt, w int, v *types.Var) int {
+	for k := w - 1; k >= 0; k-- {
+		if ps.declares(list[k], v) {
+			return k
+		}
+	}
+	return -1
+}
+
+func (ps *pass) findWait(fl *fanLoop) *ast.CallExpr {
+	c := waitCall(fl.waitStmt)
+	if c == nil {
 		return nil
 	}
 	pkg, typ := "sync", "WaitGroup"

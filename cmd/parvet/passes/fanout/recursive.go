@@ -112,7 +112,7 @@ func (ps *pass) skipped(call *ast.CallExpr) bool {
 func (ps *pass) recursiveForks(file *ast.File, list []ast.Stmt) {
 	for w, st := range list {
 		wait := callOf(st)
-		if _, isExpr := st.(*ast.ExprStmt); !isExpr || wait == nil {
+		if _, isExpr := st.(*ast.ExprStmt); !isExpr || wait == nil || ps.claimed[st] {
 			continue
 		}
 		wg, ok := ps.methodOn(wait, "sync", "WaitGroup", "Wait")
@@ -120,13 +120,7 @@ func (ps *pass) recursiveForks(file *ast.File, list []ast.Stmt) {
 			continue
 		}
 		// The WaitGroup's declaration, in this list before the Wait.
-		decl := -1
-		for k := w - 1; k >= 0; k-- {
-			if ps.declares(list[k], wg) {
-				decl = k
-				break
-			}
-		}
+		decl := ps.declIndex(list, w, wg)
 		if decl < 0 {
 			continue
 		}

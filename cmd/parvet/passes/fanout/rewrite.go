@@ -451,24 +451,9 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	for _, s := range fl.extraDel {
 		deleted = append(deleted, s)
 	}
-	params := ps.paramsOf(file)
-	for _, dn := range deleted {
-		for _, v := range freeVars(info, dn) {
-			if v.Parent() == nil || v.Parent() == ps.Pkg.Scope() || params[v] || v.Name() == "_" {
-				continue
-			}
-			inside := false
-			for _, d := range deleted {
-				if within(d, v.Pos()) {
-					inside = true
-				}
-			}
-			if inside || ps.usedOutside(v, deleted) || mentionsWord(newText, v.Name()) {
-				continue
-			}
-			report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the rewrite would leave %s unused", verb, v.Name()))
-			return
-		}
+	if v := ps.leftUnused(file, deleted, newText); v != "" {
+		report(fmt.Sprintf("fan-out loop: %s could replace the goroutines, but no fix is offered: the rewrite would leave %s unused", verb, v))
+		return
 	}
 
 	// Edits.
@@ -491,14 +476,7 @@ func (ps *pass) rewrite(file *ast.File, fl *fanLoop, verb string) {
 	for _, e := range edits {
 		removed = append(removed, span{tf.Offset(e.Pos), tf.Offset(e.End)})
 	}
-	var add []string
-	if parImport {
-		add = append(add, parPath)
-	}
-	if ctxImport {
-		add = append(add, "context")
-	}
-	edits = append(edits, ps.importEdits(file, src, tf, add, removed)...)
+	edits = append(edits, ps.importEdits(file, src, tf, added(parImport, ctxImport), removed)...)
 
 	// Message.
 	what := map[string]string{"WaitGroup": "a goroutine per item and a WaitGroup", "WaitGroup.Go": "wg.Go per item", "errgroup": "errgroup.Go per item"}[fl.kind]

@@ -153,3 +153,28 @@ func (ps *pass) mentionsName(n ast.Node, name string) bool {
 	})
 	return found
 }
+
+// leftUnused returns the name of a local variable that deleting the nodes
+// in deleted, and writing newText in their place, would leave unused (a
+// limit, a count passed to wg.Add), or "".
+func (ps *pass) leftUnused(file *ast.File, deleted []ast.Node, newText string) string {
+	params := ps.paramsOf(file)
+	for _, dn := range deleted {
+		for _, v := range freeVars(ps.TypesInfo, dn) {
+			if v.Parent() == nil || v.Parent() == ps.Pkg.Scope() || params[v] || v.Name() == "_" {
+				continue
+			}
+			inside := false
+			for _, d := range deleted {
+				if within(d, v.Pos()) {
+					inside = true
+				}
+			}
+			if inside || ps.usedOutside(v, deleted) || mentionsWord(newText, v.Name()) {
+				continue
+			}
+			return v.Name()
+		}
+	}
+	return ""
+}

@@ -33,19 +33,6 @@ func NoWait(xs []int) *sync.WaitGroup {
 	return wg
 }
 
-// OverMap ranges over a map.
-func OverMap(m map[string]int) { // want OverMap:"blocks: calls sync\\.WaitGroup\\.Wait"
-	var wg sync.WaitGroup
-	for _, v := range m { // want `no fix is offered: it ranges over a map`
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = square(v)
-		}()
-	}
-	wg.Wait()
-}
-
 // Filter has other statements in the loop body.
 func Filter(xs []int) { // want Filter:"blocks: calls sync\\.WaitGroup\\.Wait"
 	var wg sync.WaitGroup

@@ -39,3 +39,16 @@ func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) 
 func Fold[L any](n int, init func() L, body func(acc *L, lo, hi int), merge func(a, b L) L, opts ...Option) L {
 	return init()
 }
+
+type Spawner struct{}
+
+func (s *Spawner) Go(f func()) {}
+
+type ErrSpawner struct{}
+
+func (s *ErrSpawner) Go(f func() error) {}
+
+func Scope(body func(s *Spawner), opts ...Option) {}
+func ScopeErr(ctx context.Context, body func(ctx context.Context, s *ErrSpawner) error, opts ...Option) error {
+	return nil
+}
