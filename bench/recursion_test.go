@@ -19,6 +19,7 @@ import (
 //     children's counts, the leaf a closure over n;
 //   - par.ReduceRangeOf: the same with the node passed to a top-level leaf;
 //   - par.Scope: a task per subtree, each spawning all but its first child;
+//   - par.BothOf: a node's children split in halves by BothOf down to one;
 //   - par.For: a nested For over the children, adding into an atomic;
 //   - wg-cutoff: a goroutine per child above depth 4 (T1) or per child of
 //     the root (T3), then sequential, counts summed through a WaitGroup and
@@ -43,6 +44,7 @@ func BenchmarkPublishedTrees(b *testing.B) {
 			{"seq", func(n workloads.SHA1Node) int { return n.Count() }},
 			{"par.ReduceRange", treeReduceRange},
 			{"par.ReduceRangeOf", treeReduceRangeOf},
+			{"par.BothOf", func(n workloads.SHA1Node) int { return treeBothOf(kidSpan{n, 0, n.Kids()}) + 1 }},
 			{"par.Scope", treeScope},
 			{"par.For", func(n workloads.SHA1Node) int {
 				var c atomic.Int64
@@ -93,6 +95,28 @@ func treeKidsOf(n workloads.SHA1Node, lo, hi int) int {
 }
 
 func addInt(a, b int) int { return a + b }
+
+// kidSpan is the children [lo, hi) of a node.
+type kidSpan struct {
+	n      workloads.SHA1Node
+	lo, hi int
+}
+
+// treeBothOf counts the subtrees of sp's children, splitting the children
+// in halves with BothOf down to one child, whose count is 1 plus its own
+// children's.
+func treeBothOf(sp kidSpan) int {
+	switch sp.hi - sp.lo {
+	case 0:
+		return 0
+	case 1:
+		c := sp.n.Child(sp.lo)
+		return 1 + treeBothOf(kidSpan{c, 0, c.Kids()})
+	}
+	mid := sp.lo + (sp.hi-sp.lo)/2
+	a, b := par.BothOf(treeBothOf, kidSpan{sp.n, sp.lo, mid}, treeBothOf, kidSpan{sp.n, mid, sp.hi})
+	return a + b
+}
 
 func treeFor(n workloads.SHA1Node, c *atomic.Int64) {
 	c.Add(1)

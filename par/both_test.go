@@ -3,6 +3,8 @@ package par_test
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/parloop/parloop/par"
@@ -288,5 +290,68 @@ func TestBothOfPanics(t *testing.T) {
 				checkPanicError(t, "both", wantPanicError(t, "both", func() { par.BothOf(boom, 1, boom, 2, c.opts...) }), 1)
 			})
 		})
+	}
+}
+
+// Catches: JoinOf not running both functions, allocating per fork for a
+// slice argument, or losing g's panic.
+func TestJoinOf(t *testing.T) {
+	p := newPool(t, par.Workers(2))
+	var sortHalves func(a []int)
+	sortHalves = func(a []int) {
+		if len(a) <= 8 {
+			slices.Sort(a)
+			return
+		}
+		mid := len(a) / 2
+		par.JoinOf(sortHalves, a[:mid], sortHalves, a[mid:])
+		merged := make([]int, 0, len(a))
+		i, j := 0, mid
+		for i < mid && j < len(a) {
+			if a[i] <= a[j] {
+				merged = append(merged, a[i])
+				i++
+			} else {
+				merged = append(merged, a[j])
+				j++
+			}
+		}
+		merged = append(append(merged, a[i:mid]...), a[j:]...)
+		copy(a, merged)
+	}
+	a := make([]int, 1000)
+	for i := range a {
+		a[i] = (i * 7919) % 1000
+	}
+	par.For(1, func(int) { sortHalves(a) }, par.On(p))
+	if !slices.IsSorted(a) {
+		t.Error("a merge sort on JoinOf left its slice unsorted")
+	}
+
+	var count func(s []int)
+	var leaves atomic.Int64
+	count = func(s []int) {
+		if len(s) <= 1 {
+			leaves.Add(1)
+			return
+		}
+		par.JoinOf(count, s[:len(s)/2], count, s[len(s)/2:])
+	}
+	one := newPool(t, par.Workers(1))
+	par.For(1, func(int) {
+		count(a)
+		if n := testing.AllocsPerRun(20, func() { count(a) }); n != 0 && !raceEnabled {
+			t.Errorf("a recursion on JoinOf over a slice: %v allocations, want 0", n)
+		}
+	}, par.On(one))
+
+	pe := wantPanicError(t, "JoinOf", func() {
+		par.JoinOf(func(int) {}, 1, func(v int) { panic(v) }, 2, par.On(p))
+	})
+	if pe.Value != 2 || pe.Lo != 1 {
+		t.Errorf("JoinOf: g's panic %v at %d, want 2 at function 1", pe.Value, pe.Lo)
+	}
+	if _, panicked := catch(func() { par.JoinOf[int, int](nil, 0, func(int) {}, 0) }); !panicked {
+		t.Error("JoinOf with a nil function: no panic")
 	}
 }

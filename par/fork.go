@@ -35,26 +35,33 @@ import (
 // zero-size: storing it allocates nothing, and its type says the box's.
 type forkRunner interface{ run(t *task) }
 
-// forkBox is a fork task's box: g, its argument, and its result.
+// forkBox is a fork task's box: g (or gv, for JoinOf), its argument, and
+// g's result.
 type forkBox[Y, B any] struct {
-	g func(Y) B
-	y Y
-	b B
+	g  func(Y) B
+	gv func(Y)
+	y  Y
+	b  B
 }
 
 type callBox[Y, B any] struct{}
 
 func (callBox[Y, B]) run(t *task) {
 	bx := (*forkBox[Y, B])(t.box)
-	bx.b = call(bx.g, bx.y)
+	bx.b = call(bx.g, bx.gv, bx.y)
 }
 
-// call returns g(y), or y() when g is nil and y is a func() B (Both's g: a
-// thunk made in Both would be a closure over its dictionary, allocated once
-// stored in a box).
-func call[Y, B any](g func(Y) B, y Y) B {
-	if g != nil {
+// call returns g(y); or calls gv(y), JoinOf's g, which has no result; or
+// returns y() when both are nil and y is a func() B (Both's g: a thunk made
+// in Both would be a closure over its dictionary, allocated once stored in
+// a box).
+func call[Y, B any](g func(Y) B, gv func(Y), y Y) (b B) {
+	switch {
+	case g != nil:
 		return g(y)
+	case gv != nil:
+		gv(y)
+		return b
 	}
 	return any(y).(func() B)()
 }
@@ -78,10 +85,10 @@ type forkState struct {
 	phase int
 }
 
-// fork runs f here and g(y) here or on a thief, and returns both results
-// (see above); g may be nil (call). f takes no argument, so that what it
-// captures does not escape.
-func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, y Y) (A, B) {
+// fork runs f here and g(y) (or gv(y)) here or on a thief, and returns
+// both results (see above); g and gv may be nil (call). f takes no
+// argument, so that what it captures does not escape.
+func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, gv func(Y), y Y) (A, B) {
 	t := s.newTask()
 	var r forkRunner = callBox[Y, B]{}
 	var bx *forkBox[Y, B]
@@ -91,7 +98,7 @@ func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, y Y) (A, B) {
 		bx = new(forkBox[Y, B])
 		t.box, t.run = unsafe.Pointer(bx), r
 	}
-	bx.g, bx.y = g, y
+	bx.g, bx.gv, bx.y = g, gv, y
 	t.kind = taskFork
 	if t.waiter != s { // a recycled task usually has it already: no write barrier
 		t.waiter = s
@@ -103,7 +110,7 @@ func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, y Y) (A, B) {
 	if s.take(t) {
 		s.recycleTask(t) // before g runs: g's forks reuse t at the same depth
 		fs.phase = forkInline
-		b := call(g, y)
+		b := call(g, gv, y)
 		fs.phase = forkDone
 		return a, b
 	}
@@ -211,28 +218,28 @@ func (s *slot) freeFork(t *task) {
 	s.recycleTask(t)
 }
 
-// serialFork is fork without a seat: f, then g(y), on the caller, with the
-// same rules for panics and Goexit.
-func serialFork[Y, A, B any](f func() A, g func(Y) B, y Y) (a A, b B) {
+// serialFork is fork without a seat: f, then g(y) (or gv(y)), on the
+// caller, with the same rules for panics and Goexit.
+func serialFork[Y, A, B any](f func() A, g func(Y) B, gv func(Y), y Y) (a A, b B) {
 	c := catcher{lo: 0, hi: 1}
 	defer c.catch(nil, func(pe *PanicError) {
-		callCaught(g, y, 1) // g still runs; f's panic wins
+		callCaught(g, gv, y, 1) // g still runs; f's panic wins
 		if !pe.goexit {
 			panic(pe)
 		}
 	})
 	a = f()
 	c.returned = true
-	b, pe := callCaught(g, y, 1)
+	b, pe := callCaught(g, gv, y, 1)
 	if pe != nil {
 		panic(pe)
 	}
 	return a, b
 }
 
-// callCaught returns g(y), or the panic it raised as function i.
-func callCaught[Y, B any](g func(Y) B, y Y, i int) (B, *PanicError) {
-	return caught(func() B { return call(g, y) }, i, i+1)
+// callCaught returns call(g, gv, y), or the panic it raised as function i.
+func callCaught[Y, B any](g func(Y) B, gv func(Y), y Y, i int) (B, *PanicError) {
+	return caught(func() B { return call(g, gv, y) }, i, i+1)
 }
 
 // callFunc is Join's functions as fork calls them.
@@ -251,7 +258,7 @@ type fnSpan struct {
 // halves on the goroutine's seat, or serially without one.
 func invokeSpan(sp fnSpan) none {
 	if len(sp.fns) == 1 {
-		if _, pe := callCaught(callFunc, sp.fns[0], sp.off); pe != nil {
+		if _, pe := callCaught(callFunc, nil, sp.fns[0], sp.off); pe != nil {
 			panic(pe)
 		}
 		return none{}
@@ -260,9 +267,9 @@ func invokeSpan(sp fnSpan) none {
 	left := func() none { return invokeSpan(fnSpan{sp.fns[:mid], sp.off}) }
 	right := fnSpan{sp.fns[mid:], sp.off + mid}
 	if s := seatOf(platform.GoroutineKey()); s != nil {
-		fork(s, left, invokeSpan, right)
+		fork(s, left, invokeSpan, nil, right)
 	} else {
-		serialFork(left, invokeSpan, right)
+		serialFork(left, invokeSpan, nil, right)
 	}
 	return none{}
 }

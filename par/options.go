@@ -93,7 +93,7 @@ const (
 	loopOptions   = allowGrain | allowBlocking | allowTrack | allowWeighted      // For, ForRange, Map, ForErr, MapErr
 	reduceOptions = allowGrain | allowDeterministic | allowTrack | allowWeighted // Reduce, ReduceRange
 	foldOptions   = allowGrain | allowTrack | allowWeighted                      // Fold
-	forkOptions   = 0                                                            // Join, Invoke, Both, BothOf
+	forkOptions   = 0                                                            // Join, Invoke, Both, BothOf, JoinOf
 	scopeOptions  = allowBlocking                                                // Scope, ScopeErr
 )
 

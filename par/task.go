@@ -118,8 +118,7 @@ var spareLists sync.Pool
 // recycleTask puts a task homed at s back on s's free list, or on its
 // spare list if that is full.
 func (s *slot) recycleTask(t *task) {
-	if s.nFreeTasks == maxFree {
-		t.run, t.box = nil, nil
+	if s.nFreeTasks == maxFree { // a spare keeps its box, as a free task does
 		if s.spares == nil {
 			if s.spares, _ = spareLists.Get().(*spareList); s.spares == nil {
 				s.spares = new(spareList)
@@ -153,6 +152,9 @@ func (s *slot) freeTask(t *task) {
 // (a park, a guest leaving its seat).
 func (s *slot) dropBoxes() {
 	if s.spares != nil {
+		for _, t := range s.spares.tasks {
+			t.run, t.box = nil, nil
+		}
 		spareLists.Put(s.spares)
 		s.spares = nil
 	}

@@ -182,11 +182,11 @@ func Invoke(fns []func(), opts ...Option) {
 		return
 	case 2: // a Join: its functions are numbered 0 and 1 already
 		f := fns[0]
-		forkCall(&sp, func() none { f(); return none{} }, callFunc, fns[1])
+		forkCall(&sp, func() none { f(); return none{} }, callFunc, nil, fns[1])
 		return
 	}
 	mid := len(fns) / 2
-	forkCall(&sp, func() none { return invokeSpan(fnSpan{fns[:mid], 0}) }, invokeSpan, fnSpan{fns[mid:], mid})
+	forkCall(&sp, func() none { return invokeSpan(fnSpan{fns[:mid], 0}) }, invokeSpan, nil, fnSpan{fns[mid:], mid})
 }
 
 // Join runs f and g in parallel and returns when both have returned:
@@ -195,7 +195,7 @@ func Invoke(fns []func(), opts ...Option) {
 func Join(f, g func(), opts ...Option) {
 	mustBody("Join", "function", f == nil || g == nil)
 	sp, _ := makeSpec("Join", forkOptions, opts, 2)
-	forkCall(&sp, func() none { f(); return none{} }, callFunc, g)
+	forkCall(&sp, func() none { f(); return none{} }, callFunc, nil, g)
 }
 
 // Both runs f and g in parallel and returns their results: Join for
@@ -204,7 +204,7 @@ func Join(f, g func(), opts ...Option) {
 func Both[A, B any](f func() A, g func() B, opts ...Option) (A, B) {
 	mustBody("Both", "function", f == nil || g == nil)
 	sp, _ := makeSpec("Both", forkOptions, opts, 2)
-	return forkCall[func() B, A, B](&sp, f, nil, g)
+	return forkCall[func() B, A, B](&sp, f, nil, nil, g)
 }
 
 // BothOf runs f(x) and g(y) in parallel and returns their results: Both
@@ -221,30 +221,46 @@ func BothOf[X, Y, A, B any](f func(X) A, x X, g func(Y) B, y Y, opts ...Option) 
 	if len(opts) != 0 {
 		sp, _ = makeSpec("BothOf", forkOptions, opts, 2)
 	}
-	return forkCall(&sp, func() A { return f(x) }, g, y)
+	return forkCall(&sp, func() A { return f(x) }, g, nil, y)
+}
+
+// JoinOf runs f(x) and g(y) in parallel and returns when both have
+// returned: BothOf for functions without results, as cheap. A recursion
+// over a slice,
+//
+//	par.JoinOf(sortHalf, a[:mid], sortHalf, a[mid:])
+//
+// allocates nothing. It takes the On option only.
+func JoinOf[X, Y any](f func(X), x X, g func(Y), y Y, opts ...Option) {
+	mustBody("JoinOf", "function", f == nil || g == nil)
+	sp := spec{verb: "JoinOf"}
+	if len(opts) != 0 {
+		sp, _ = makeSpec("JoinOf", forkOptions, opts, 2)
+	}
+	forkCall[Y, none, none](&sp, func() none { f(x); return none{} }, nil, g, y)
 }
 
 // forkCall runs a fork on the seat enter finds, or serially without one.
 // Not through route, which would cost a fifth of the fast path (DESIGN.md).
-func forkCall[Y, A, B any](sp *spec, f func() A, g func(Y) B, y Y) (A, B) {
+func forkCall[Y, A, B any](sp *spec, f func() A, g func(Y) B, gv func(Y), y Y) (A, B) {
 	s, guest, _ := enter(sp.pool)
 	switch {
 	case s == nil:
-		return serialFork(f, g, y)
+		return serialFork(f, g, gv, y)
 	case guest:
-		return forkAsGuest(sp, s, f, g, y)
+		return forkAsGuest(sp, s, f, g, gv, y)
 	default:
-		return fork(s, f, g, y) // the nested fast path: no defer here
+		return fork(s, f, g, gv, y) // the nested fast path: no defer here
 	}
 }
 
 // forkAsGuest is a fork from outside the pool, the root of a call tree:
 // while tracing, one trace task for the whole tree (observe.go).
-func forkAsGuest[Y, A, B any](sp *spec, s *slot, f func() A, g func(Y) B, y Y) (a A, b B) {
+func forkAsGuest[Y, A, B any](sp *spec, s *slot, f func() A, g func(Y) B, gv func(Y), y Y) (a A, b B) {
 	defer releaseGuest(s, platform.Ticks())
 	if trace.IsEnabled() {
-		tracedFork(s, sp.verb, max(sp.n, 2), func() { a, b = fork(s, f, g, y) })
+		tracedFork(s, sp.verb, max(sp.n, 2), func() { a, b = fork(s, f, g, gv, y) })
 		return a, b
 	}
-	return fork(s, f, g, y)
+	return fork(s, f, g, gv, y)
 }
