@@ -17,9 +17,13 @@
 //   - A few expensive items: For; a call over at most 4 items per worker is
 //     split to single items before the first runs, so n equal items take
 //     ceil(n/P) rounds at parallelism P.
-//   - Recursion (divide and conquer, tree walks): BothOf (no closures, no
-//     allocation), Both (two functions with results) or Join (two without).
-//     A loop verb called inside a body nests as well.
+//   - Recursion (divide and conquer, tree walks): BothOf and JoinOf (two
+//     functions on their arguments, with results or without: no closures,
+//     no allocation), Both (two closures with results) or Join (two
+//     without). A loop verb called inside a body nests as well; for a walk
+//     over each node's children, ForOf and ReduceRangeOf pass the node to a
+//     top-level body instead of a closure capturing it, and allocate
+//     nothing per node.
 //   - A handful of functions to run at once: Invoke.
 //   - Tasks that discover more tasks (walking a directory tree, crawling a
 //     graph, draining a channel: what a WaitGroup with a goroutine per task

@@ -252,3 +252,50 @@ func ExampleScopeErr() {
 	fmt.Println(err)
 	// Output: job 3 failed
 }
+
+// exNode is a node of a tree whose children are found from the node, as
+// in a search: a walk passes nodes by value.
+type exNode struct{ id, depth int }
+
+func (n exNode) kids() int           { return max(0, 3-n.depth) }
+func (n exNode) child(i int) exNode { return exNode{n.id*4 + i + 1, n.depth + 1} }
+
+func countNodes(n exNode) int { return 1 + par.ReduceRangeOf(n.kids(), n, 0, countChildren, add) }
+
+func countChildren(n exNode, lo, hi int) int {
+	s := 0
+	for i := lo; i < hi; i++ {
+		s += countNodes(n.child(i))
+	}
+	return s
+}
+
+func add(a, b int) int { return a + b }
+
+// A recursive count with the node passed to top-level functions, not
+// captured by a closure: nothing is allocated per node.
+func ExampleReduceRangeOf() {
+	fmt.Println(countNodes(exNode{}))
+	// Output: 16
+}
+
+func sumHalves(xs []int) {
+	if len(xs) <= 2 {
+		if len(xs) == 2 {
+			xs[0] += xs[1]
+		}
+		return
+	}
+	mid := len(xs) / 2
+	par.JoinOf(sumHalves, xs[:mid], sumHalves, xs[mid:])
+	xs[0] += xs[mid]
+}
+
+// A divide and conquer over a slice with no results: JoinOf passes each
+// half to the function, and allocates nothing.
+func ExampleJoinOf() {
+	xs := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	sumHalves(xs) // leaves the sum in xs[0]
+	fmt.Println(xs[0])
+	// Output: 36
+}

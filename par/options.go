@@ -51,6 +51,12 @@ func Grain(n int) Option {
 // every body runs at once, so bodies may wait on each other. Panics,
 // errors, cancellation, Track and labels behave as without it. On, Grain
 // and Weighted beside it panic, as does a limit < 1.
+//
+// The limit is a budget for a whole tree of blocking calls: a Blocking
+// call or scope made from a body (or task) of a Blocking call or scope runs
+// on the goroutine that made it and spends what is left of the outer
+// limit, never more than its own, so a recursive walk with Blocking at
+// every level runs at most the outermost limit of goroutines in all.
 func Blocking(limit int) Option {
 	if limit < 1 {
 		panic(fmt.Sprintf("par: Blocking(%d): the limit must be at least 1", limit))

@@ -21,11 +21,13 @@ package par
 //     there once its pusher has returned to a loop under another tree, and
 //     sharing it then must not restamp it. Every loop that waits or looks
 //     for work pops its own seat's tasks first, private ones included.
-//   - in the scope's queue (a stack under mu): with Blocking, where the
-//     scope's own goroutines, at most limit of them, run it; without a seat
-//     (the pool is closed or every guest seat is held, the owner runs all
-//     of it in turn); and for a Go from a goroutine that has no seat on the
-//     pool (the owner runs it).
+//   - in the scope's queue (a stack under mu), which the owner runs while
+//     it waits: with Blocking, where goroutines started for the scope run
+//     it too, one for each token of the blocking budget (blocking.go) a Go
+//     can take (limit less the owner's own, or what is left of the budget
+//     of the blocking call the scope is nested in); without a seat (the
+//     pool is closed or every guest seat is held); and for a Go from a
+//     goroutine that has no seat on the pool.
 // Either way a task is queued, not run by Go: a chain of tasks each
 // spawning the next runs in constant stack.
 //
@@ -46,6 +48,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/parloop/parloop/par/internal/platform"
 )
@@ -70,9 +73,10 @@ type ErrSpawner struct{ scope }
 // task starts from then on (running ones finish), and once all have
 // returned Scope panics with a *PanicError holding the first value (Lo and
 // Hi are -1: tasks have no index). A Goexit stops it the same way, then
-// ends the caller's goroutine. With Blocking(limit), tasks run on at most
-// limit goroutines of the scope's own, for tasks that wait on I/O or
-// locks; otherwise Scope takes the On option.
+// ends the caller's goroutine. With Blocking(limit), for tasks that wait on
+// I/O or locks, tasks run on at most limit goroutines, the caller's
+// included, shared with the blocking calls nested in them (see Blocking);
+// otherwise Scope takes the On option.
 func Scope(body func(s *Spawner), opts ...Option) {
 	mustBody("Scope", "body", body == nil)
 	sp, _ := makeSpec("Scope", scopeOptions, opts, 0)
@@ -132,6 +136,7 @@ type scope struct {
 	owner    *slot        // the owner's seat, or nil
 	ownerKey uintptr      // the owner's goroutine key, if it has a seat: its Go finds the seat without a lookup
 	blocking int          // Blocking's limit, or 0
+	bud      *budget      // Blocking: the goroutines the scope may start
 	wake     atomic.Bool  // the owner has something to look at
 	ch       chan struct{}
 	thief    atomic.Int32 // id+1 of the last slot that stole a task
@@ -145,9 +150,8 @@ type scope struct {
 	errMu  sync.Mutex
 	err    error
 
-	mu      sync.Mutex
-	queue   []queued // a stack: the newest task runs first, as from a deque
-	running int      // Blocking: the scope's goroutines
+	mu    sync.Mutex
+	queue []queued // a stack: the newest task runs first, as from a deque
 }
 
 // queued is a task in the scope's queue: one of fn and efn.
@@ -163,6 +167,15 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 	guest := false
 	if sp.blocking > 0 {
 		sc.blocking = sp.blocking
+		if sc.bud = budgetHere(); sc.bud == nil {
+			// The scope's own budget; the owner, which runs tasks too,
+			// holds one token, and its nested blocking calls spend it.
+			sc.bud = new(budget)
+			sc.bud.free.Store(int64(sp.blocking - 1))
+			k := platform.GoroutineKey()
+			blockers.Put(k, unsafe.Pointer(sc.bud))
+			defer blockers.Delete(k)
+		}
 	} else {
 		s, guest, sc.pool = enter(sp.pool)
 	}
@@ -253,14 +266,10 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 	}
 	sc.mu.Lock()
 	sc.queue = append(sc.queue, queued{fn, efn})
-	start := sc.blocking > 0 && sc.running < sc.blocking
-	if start {
-		sc.running++
-	}
 	sc.mu.Unlock()
-	if start {
-		go sc.serve()
-	} else if sc.blocking == 0 {
+	if sc.blocking > 0 && sc.bud.take(1) == 1 {
+		goWith(sc.bud, sc.serve)
+	} else {
 		sc.wakeOwner()
 	}
 }
@@ -355,9 +364,7 @@ func (sc *scope) wakeOwner() {
 func (sc *scope) wait(s *slot) {
 	for {
 		sc.wake.Store(false)
-		if sc.blocking == 0 {
-			sc.runQueue()
-		}
+		sc.runQueue()
 		if sc.pending.Load() == 0 {
 			return
 		}
@@ -371,17 +378,12 @@ func (sc *scope) wait(s *slot) {
 	}
 }
 
-// pop takes the newest queued task; ok is false if there is none, and
-// then a Blocking scope's goroutine that pops (leaving) is no longer
-// counted as running.
-func (sc *scope) pop(leaving bool) (q queued, ok bool) {
+// pop takes the newest queued task; ok is false if there is none.
+func (sc *scope) pop() (q queued, ok bool) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	n := len(sc.queue) - 1
 	if n < 0 {
-		if leaving {
-			sc.running--
-		}
 		return q, false
 	}
 	q, sc.queue[n] = sc.queue[n], queued{}
@@ -389,10 +391,11 @@ func (sc *scope) pop(leaving bool) (q queued, ok bool) {
 	return q, true
 }
 
-// runQueue runs the queued tasks on the owner.
+// runQueue runs queued tasks until the queue is empty: the owner while it
+// waits, and a Blocking scope's goroutines (serve).
 func (sc *scope) runQueue() {
 	for {
-		q, ok := sc.pop(false)
+		q, ok := sc.pop()
 		if !ok {
 			return
 		}
@@ -400,22 +403,8 @@ func (sc *scope) runQueue() {
 	}
 }
 
-// serve is one of a Blocking scope's goroutines: it runs queued tasks until
-// the queue is empty. One that a Goexit ends starts its successor, which
-// finds the queue empty or runs what is left.
-func (sc *scope) serve() {
-	exited := true
-	defer func() {
-		if exited {
-			go sc.serve()
-		}
-	}()
-	for {
-		q, ok := sc.pop(true)
-		if !ok {
-			exited = false
-			return
-		}
-		sc.run(q.fn, q.efn)
-	}
-}
+// serve is a goroutine a Blocking scope started: it runs queued tasks
+// until the queue is empty, then gives its token back (goWith). A task
+// queued after it looked wakes the owner, which runs it if no goroutine
+// could be started.
+func (sc *scope) serve() { sc.runQueue() }

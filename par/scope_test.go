@@ -407,3 +407,61 @@ func TestScopeTaskAllocatesNothing(t *testing.T) {
 		t.Errorf("a scope of 1,001 tasks made %.1f allocations, one of 1 task %.1f: %.3f per task, want 0", many, few, (many-few)/1000)
 	}
 }
+
+// peak tracks how many bodies run at once.
+type peak struct{ now, max atomic.Int64 }
+
+func (p *peak) enter() {
+	n := p.now.Add(1)
+	for m := p.max.Load(); n > m && !p.max.CompareAndSwap(m, n); m = p.max.Load() {
+	}
+}
+
+func (p *peak) leave() { p.now.Add(-1) }
+
+// Catches: blocking calls nested in blocking bodies or tasks each taking
+// their own limit (4 x 8 goroutines where the outer call allows 4), and a
+// nested call with no goroutine to spare not running its bodies.
+func TestBlockingBudgetIsShared(t *testing.T) {
+	var p peak
+	var done atomic.Int64
+	leaf := func(int) {
+		p.enter()
+		time.Sleep(200 * time.Microsecond)
+		p.leave()
+		done.Add(1)
+	}
+	par.For(4, func(int) {
+		par.For(8, func(int) {
+			par.For(3, leaf, par.Blocking(8))
+		}, par.Blocking(8))
+	}, par.Blocking(4))
+	if done.Load() != 4*8*3 {
+		t.Errorf("nested Blocking calls ran %d bodies, want %d", done.Load(), 4*8*3)
+	}
+	if m := p.max.Load(); m > 4 || m < 2 {
+		t.Errorf("%d bodies ran at once under an outer Blocking(4), want 2 to 4", m)
+	}
+
+	var sp peak
+	done.Store(0)
+	par.Scope(func(s *par.Spawner) {
+		for range 6 {
+			s.Go(func() {
+				par.For(5, func(int) {
+					sp.enter()
+					time.Sleep(200 * time.Microsecond)
+					sp.leave()
+					done.Add(1)
+				}, par.Blocking(16))
+				s.Go(func() { leaf(0) })
+			})
+		}
+	}, par.Blocking(3))
+	if done.Load() != 6*5+6 {
+		t.Errorf("a Blocking scope ran %d bodies, want %d", done.Load(), 6*5+6)
+	}
+	if m := sp.max.Load(); m > 3 {
+		t.Errorf("%d bodies ran at once under a Blocking(3) scope", m)
+	}
+}

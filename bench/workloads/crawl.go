@@ -10,7 +10,7 @@ type Crawl struct {
 
 // NewCrawl is the crawl of n nodes with 4 links each and about half a
 // microsecond of work per node.
-func NewCrawl(n int) *Crawl { return &Crawl{N: n, Deg: 4, Work: 150} }
+func NewCrawl(n int) *Crawl { return &Crawl{N: n, Deg: 4, Work: 250} }
 
 // Visit does v's work and appends its out-neighbours to dst.
 func (c *Crawl) Visit(v int32, dst []int32) []int32 {
