@@ -257,7 +257,7 @@ func ExampleScopeErr() {
 // in a search: a walk passes nodes by value.
 type exNode struct{ id, depth int }
 
-func (n exNode) kids() int           { return max(0, 3-n.depth) }
+func (n exNode) kids() int          { return max(0, 3-n.depth) }
 func (n exNode) child(i int) exNode { return exNode{n.id*4 + i + 1, n.depth + 1} }
 
 func countNodes(n exNode) int { return 1 + par.ReduceRangeOf(n.kids(), n, 0, countChildren, add) }
