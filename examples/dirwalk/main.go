@@ -51,10 +51,9 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strings"
-	"time"
 
+	"github.com/parloop/parloop/examples/internal/rounds"
 	"github.com/parloop/parloop/par"
 )
 
@@ -72,7 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("dirwalk", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.root, "root", "", "the `directory` to walk (default $(go env GOROOT)/src)")
-	fs.StringVar(&list, "strategy", "scope", "how to walk: a comma-separated `list` of "+strategyList()+", or all")
+	fs.StringVar(&list, "strategy", "scope", "how to walk: a comma-separated `list` of "+strings.Join(strategyNames(), ",")+", or all")
 	fs.IntVar(&o.runs, "runs", 1, "walk this many `times` with each strategy, the strategies in turn, and report the medians")
 	fs.IntVar(&o.limit, "limit", 16, "the most directories read at once")
 	if err := fs.Parse(args); err != nil {
@@ -81,16 +80,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (the directory is given with -root)", fs.Arg(0))
 	}
-	if list == "all" {
-		list = strategyList()
-	}
-	for _, name := range strings.Split(list, ",") {
-		if _, ok := strategyNamed(name); !ok {
-			return nil, fmt.Errorf("-strategy %s: want a comma-separated list of %s, or all", name, strategyList())
-		}
-		if !slices.Contains(o.names, name) {
-			o.names = append(o.names, name)
-		}
+	var err error
+	if o.names, err = rounds.Names(list, strategyNames()); err != nil {
+		return nil, err
 	}
 	if o.runs < 1 {
 		return nil, fmt.Errorf("-runs %d: want at least 1", o.runs)
@@ -108,12 +100,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	return &o, nil
 }
 
-func strategyList() string {
+func strategyNames() []string {
 	names := make([]string, len(strategies))
 	for i, s := range strategies {
 		names[i] = s.name
 	}
-	return strings.Join(names, ",")
+	return names
 }
 
 // run walks o.root with each strategy o.runs times and prints the totals
@@ -123,53 +115,24 @@ func run(o *options, fsys fs.FS, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	times := make([][]time.Duration, len(o.names)) // times[i][r]: strategy i in round r
-	for r := range o.runs {
-		for k := range o.names {
-			i := (k + r) % len(o.names)
-			s, _ := strategyNamed(o.names[i])
-			start := time.Now()
-			got, err := s.walk(fsys, o.limit)
-			d := time.Since(start)
-			if err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
-			if got != want {
-				return fmt.Errorf("%s counted %d files and %d lines; the sequential walk %d and %d", s.name, got.Files, got.Lines, want.Files, want.Lines)
-			}
-			times[i] = append(times[i], d)
+	times, err := rounds.Run(len(o.names), o.runs, func(i int) error {
+		s, _ := strategyNamed(o.names[i])
+		got, err := s.walk(fsys, o.limit)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
 		}
+		if got != want {
+			return fmt.Errorf("%s counted %d files and %d lines; the sequential walk %d and %d", s.name, got.Files, got.Lines, want.Files, want.Lines)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d .go files, %d lines\n", o.root, want.Files, want.Lines)
 	fmt.Fprintf(stdout, "%d workers (GOMAXPROCS=%d), limit %d, %d run(s) each\n", par.Default().Workers(), runtime.GOMAXPROCS(0), o.limit, o.runs)
-	seq := slices.Index(o.names, "walkdir")
-	for i, name := range o.names {
-		fmt.Fprintf(stdout, "%-8s %10v", name, median(times[i]).Round(10*time.Microsecond))
-		if o.runs > 1 {
-			fmt.Fprintf(stdout, "  (%v-%v)", slices.Min(times[i]).Round(10*time.Microsecond), slices.Max(times[i]).Round(10*time.Microsecond))
-		}
-		if seq >= 0 && i != seq {
-			ratios := make([]float64, o.runs)
-			for r := range ratios {
-				ratios[r] = times[seq][r].Seconds() / times[i][r].Seconds()
-			}
-			fmt.Fprintf(stdout, "  %.2fx walkdir", median(ratios))
-		}
-		fmt.Fprintln(stdout)
-	}
+	rounds.Print(stdout, o.names, times, "walkdir")
 	return nil
-}
-
-// median returns the median of xs (the mean of the middle two for an even
-// count); xs is not changed.
-func median[T time.Duration | float64](xs []T) T {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func main() {

@@ -86,13 +86,6 @@ func (r *Result) add(k uint64) {
 	r.KeySum += k
 }
 
-// merge adds o's counts to r.
-func (r *Result) merge(o Result) {
-	r.Reached += o.Reached
-	r.Marked += o.Marked
-	r.KeySum += o.KeySum
-}
-
 // bitset is a set of nodes, one bit each, for one goroutine.
 type bitset []uint64
 

@@ -17,9 +17,8 @@ type strategy struct {
 }
 
 var strategies = []strategy{
-	{"scope", searchScope, "par.Scope: a task per newly reached node, a concurrent visited set"},
+	{"scope", searchScope, "par.Scope: a task per path, spawning a task for each other node it reaches first; a concurrent visited set"},
 	{"sequential", searchSequential, "a worklist (a stack) on one goroutine, a plain visited set"},
-	{"pernode", searchScopePerNode, ""},
 	{"goroutines", searchGoroutines, "a goroutine per newly reached node and a WaitGroup, a concurrent visited set"},
 }
 
@@ -97,27 +96,6 @@ func searchScope(pool *par.Pool, g *Graph, src int32, rounds int) Result {
 				v = next
 			}
 			total.add(r)
-		}
-		visit(src)
-	}, par.On(pool))
-	return total.load()
-}
-
-func searchScopePerNode(pool *par.Pool, g *Graph, src int32, rounds int) Result {
-	seen := newAtomicBitset(g.Len())
-	seen.add(src)
-	var total counters
-	par.Scope(func(s *par.Spawner) {
-		var visit func(v int32)
-		visit = func(v int32) {
-			var r Result
-			r.add(g.Key(v, rounds))
-			total.add(r)
-			for _, u := range g.Neighbours(v) {
-				if seen.add(u) {
-					s.Go(func() { visit(u) })
-				}
-			}
 		}
 		visit(src)
 	}, par.On(pool))
