@@ -52,21 +52,30 @@ func searchSequential(_ *par.Pool, g *Graph, src int32, rounds int) Result {
 	return r
 }
 
-// counters is a Result that tasks add to at once, each counter on its own
-// cache line.
-type counters struct {
+// counters is a Result that tasks add to at once: shards, each on its own
+// cache lines, so that two tasks rarely add to the same one at the same
+// time, summed when the search is over. A task adds to the shard its first
+// node picks.
+type counters [64]struct {
 	reached, marked, keySum atomic.Int64
-	_                       [64]byte
+	_                       [128 - 24]byte
 }
 
-func (c *counters) add(r Result) {
-	c.reached.Add(r.Reached)
-	c.marked.Add(r.Marked)
-	c.keySum.Add(int64(r.KeySum))
+func (c *counters) add(v int32, r Result) {
+	s := &c[v&63]
+	s.reached.Add(r.Reached)
+	s.marked.Add(r.Marked)
+	s.keySum.Add(int64(r.KeySum))
 }
 
 func (c *counters) load() Result {
-	return Result{c.reached.Load(), c.marked.Load(), uint64(c.keySum.Load())}
+	var r Result
+	for i := range c {
+		r.Reached += c[i].reached.Load()
+		r.Marked += c[i].marked.Load()
+		r.KeySum += uint64(c[i].keySum.Load())
+	}
+	return r
 }
 
 // searchScope searches with a scope: whoever claims a node in the visited
@@ -82,6 +91,7 @@ func searchScope(pool *par.Pool, g *Graph, src int32, rounds int) Result {
 		var visit func(v int32)
 		visit = func(v int32) {
 			var r Result
+			first := v
 			for v >= 0 {
 				r.add(g.Key(v, rounds))
 				next := int32(-1)
@@ -95,7 +105,7 @@ func searchScope(pool *par.Pool, g *Graph, src int32, rounds int) Result {
 				}
 				v = next
 			}
-			total.add(r)
+			total.add(first, r)
 		}
 		visit(src)
 	}, par.On(pool))
@@ -113,7 +123,7 @@ func searchGoroutines(_ *par.Pool, g *Graph, src int32, rounds int) Result {
 	visit = func(v int32) {
 		var r Result
 		r.add(g.Key(v, rounds))
-		total.add(r)
+		total.add(v, r)
 		for _, u := range g.Neighbours(v) {
 			if seen.add(u) {
 				wg.Go(func() { visit(u) })
