@@ -29,8 +29,10 @@
 // The parallel strategies share a visited set of one bit per node: a node
 // belongs to whoever sets its bit first (an atomic Or), so each node is
 // visited once. A scope task keeps one of the neighbours it claims and
-// spawns tasks for the others, so a path through the graph is one task
-// and a task's counts reach the shared counters once, when it ends.
+// spawns tasks for the others, so a path through the graph is one task;
+// a task counts in its own variables and adds them, when it ends, to one
+// of 64 shards of counters on their own cache lines, so the two workers
+// rarely write the same line.
 //
 // With -runs N each strategy searches N times, the strategies in turn
 // within each round (the first of a round changes from round to round),
