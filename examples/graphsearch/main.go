@@ -39,14 +39,15 @@
 // and the table shows each one's median time and range and, paired by
 // round, its speedup over the sequential search.
 //
-// # Figures
+// # Measuring
 //
-// On 2 cores (GOMAXPROCS=2), the default graph and work, medians of 7
-// alternated rounds (go run ./examples/graphsearch -strategy all -runs 7):
-//
-//	scope       FIGURE
-//	sequential  FIGURE
-//	goroutines  FIGURE
+// go run ./examples/graphsearch -strategy all -runs 7 prints each
+// strategy's median and its speedup over the sequential search, paired by
+// round. go test -bench . -count 10 ./examples/graphsearch times the
+// strategies for benchstat, and, beside them, the same work without the
+// graph: a loop over the keys of 10^5 nodes, par.For over them, and a
+// Scope spawning a task per node, which show what two workers give on
+// this work on the machine at hand, and what a task costs over its body.
 package main
 
 import (
