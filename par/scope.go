@@ -193,13 +193,10 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 		t0 = platform.Ticks()
 	}
 	sc.pending.Store(1)
-	bodyOut, returned := true, false
+	returned := false
 	defer func() {
 		if !returned { // a Goexit, in the body or in a task run while waiting
 			sc.fail(goexitError)
-			if bodyOut {
-				sc.finish()
-			}
 			tree := s.unwinding()
 			sc.wait(s)
 			s.restore(tree)
@@ -208,9 +205,7 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 			}
 		}
 	}()
-	sc.call(fn, efn)
-	bodyOut = false
-	sc.finish()
+	sc.run(fn, efn) // the body, counted in pending from the start
 	sc.wait(s)
 	returned = true
 	if guest {
@@ -283,17 +278,14 @@ func (s *slot) runSpawned(t *task) {
 	sc.run(fn, efn)
 }
 
-// run runs a task unless the scope has stopped, then counts it finished.
+// run runs a task (or the body) unless the scope has stopped, recording a
+// panic, a Goexit (which then goes on) or efn's error as the scope's
+// failure, then counts it finished.
 func (sc *scope) run(fn func(), efn func() error) {
-	defer sc.finish() // a Goexit in the task must still count it
-	if !sc.stopped() {
-		sc.call(fn, efn)
+	defer sc.finish() // a Goexit must still count it
+	if sc.stopped() {
+		return
 	}
-}
-
-// call calls fn or efn, recording a panic, a Goexit (which then goes on)
-// or efn's error as the scope's failure.
-func (sc *scope) call(fn func(), efn func() error) {
 	c := catcher{lo: -1, hi: -1}
 	defer c.catch(&sc.stop, sc.fail)
 	if fn != nil {
