@@ -17,7 +17,9 @@ package par
 // (budget.take), at most its own limit less one; each such goroutine gives
 // its token back when it exits. So however deep blocking calls nest, the
 // goroutines of the tree never exceed the outermost limit, and a nested call
-// with no token left still makes progress on its caller.
+// with no token left still makes progress on its caller. Except a call with
+// limit >= n, which promises that every body runs at once (bodies may wait
+// on each other, as iter's producer and runners do): it starts its own.
 
 import (
 	"sync"
@@ -118,9 +120,10 @@ func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 		defer wg.Done()
 		work()
 	}
-	if outer := budgetHere(); outer != nil {
+	if outer := budgetHere(); outer != nil && sp.blocking < n {
 		// Nested in a blocking call's body: the caller works too, with as
-		// many goroutines as the shared budget spares.
+		// many goroutines as the shared budget spares. (A call with
+		// limit >= n keeps its promise that every body runs at once.)
 		g := outer.take(min(sp.blocking, n) - 1)
 		wg.Add(g)
 		for range g {

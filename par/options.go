@@ -53,10 +53,12 @@ func Grain(n int) Option {
 // and Weighted beside it panic, as does a limit < 1.
 //
 // The limit is a budget for a whole tree of blocking calls: a Blocking
-// call or scope made from a body (or task) of a Blocking call or scope runs
-// on the goroutine that made it and spends what is left of the outer
-// limit, never more than its own, so a recursive walk with Blocking at
-// every level runs at most the outermost limit of goroutines in all.
+// call with limit < n, or a Blocking scope, made from a body (or task) of a
+// Blocking call or scope runs on the goroutine that made it and spends
+// what is left of the outer limit, never more than its own, so a recursive
+// walk with Blocking at every level runs at most the outermost limit of
+// goroutines in all. A call with limit >= n starts every body at once
+// wherever it is made.
 func Blocking(limit int) Option {
 	if limit < 1 {
 		panic(fmt.Sprintf("par: Blocking(%d): the limit must be at least 1", limit))

@@ -420,8 +420,10 @@ func (p *peak) enter() {
 func (p *peak) leave() { p.now.Add(-1) }
 
 // Catches: blocking calls nested in blocking bodies or tasks each taking
-// their own limit (4 x 8 goroutines where the outer call allows 4), and a
-// nested call with no goroutine to spare not running its bodies.
+// their own limit (4 x 6 x 8 goroutines where the outer call allows 4), a
+// nested call with no goroutine to spare not running its bodies, and a
+// nested call with limit >= n not running every body at once (its bodies
+// wait for each other here).
 func TestBlockingBudgetIsShared(t *testing.T) {
 	var p peak
 	var done atomic.Int64
@@ -433,22 +435,31 @@ func TestBlockingBudgetIsShared(t *testing.T) {
 	}
 	par.For(4, func(int) {
 		par.For(8, func(int) {
-			par.For(3, leaf, par.Blocking(8))
-		}, par.Blocking(8))
+			par.For(30, leaf, par.Blocking(8))
+		}, par.Blocking(6))
 	}, par.Blocking(4))
-	if done.Load() != 4*8*3 {
-		t.Errorf("nested Blocking calls ran %d bodies, want %d", done.Load(), 4*8*3)
+	if done.Load() != 4*8*30 {
+		t.Errorf("nested Blocking calls ran %d bodies, want %d", done.Load(), 4*8*30)
 	}
 	if m := p.max.Load(); m > 4 || m < 2 {
 		t.Errorf("%d bodies ran at once under an outer Blocking(4), want 2 to 4", m)
 	}
+
+	par.For(2, func(int) {
+		var arrived sync.WaitGroup
+		arrived.Add(3)
+		par.For(3, func(int) { // a barrier: every body must run at once
+			arrived.Done()
+			arrived.Wait()
+		}, par.Blocking(3))
+	}, par.Blocking(2))
 
 	var sp peak
 	done.Store(0)
 	par.Scope(func(s *par.Spawner) {
 		for range 6 {
 			s.Go(func() {
-				par.For(5, func(int) {
+				par.For(20, func(int) {
 					sp.enter()
 					time.Sleep(200 * time.Microsecond)
 					sp.leave()
@@ -458,8 +469,8 @@ func TestBlockingBudgetIsShared(t *testing.T) {
 			})
 		}
 	}, par.Blocking(3))
-	if done.Load() != 6*5+6 {
-		t.Errorf("a Blocking scope ran %d bodies, want %d", done.Load(), 6*5+6)
+	if done.Load() != 6*20+6 {
+		t.Errorf("a Blocking scope ran %d bodies, want %d", done.Load(), 6*20+6)
 	}
 	if m := sp.max.Load(); m > 3 {
 		t.Errorf("%d bodies ran at once under a Blocking(3) scope", m)
