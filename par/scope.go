@@ -69,7 +69,9 @@ type ErrSpawner struct{ scope }
 // tree, crawling a graph, draining a channel. A task is queued, not run by
 // Go, so a chain of tasks each spawning the next runs in constant stack.
 //
-// Tasks may call every verb, Scope included. If body or a task panics, no
+// Tasks must not wait for each other (one receiving what another sends):
+// tasks may run one after another on one goroutine. Tasks may call every
+// verb, Scope included. If body or a task panics, no
 // task starts from then on (running ones finish), and once all have
 // returned Scope panics with a *PanicError holding the first value (Lo and
 // Hi are -1: tasks have no index). A Goexit stops it the same way, then
