@@ -52,12 +52,15 @@ type traced struct {
 }
 
 // startTrace makes the call on slot s (nil: none) a trace task, under the
-// verb's context parent (or nil), if tracing. The check inlines; the rest's
-// frame would grow a fresh goroutine's stack even with tracing off.
-func (tc *traced) startTrace(verb string, n int, s *slot, parent context.Context) {
+// verb's context parent (or nil), if tracing, and reports whether it did.
+// The check inlines; the rest's frame would grow a fresh goroutine's stack
+// even with tracing off.
+func (tc *traced) startTrace(verb string, n int, s *slot, parent context.Context) bool {
 	if trace.IsEnabled() {
 		tc.startTask(verb, n, s, parent)
+		return true
 	}
+	return false
 }
 
 // startTask is startTrace with tracing on, under the task of the root of

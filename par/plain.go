@@ -30,6 +30,11 @@ import (
 // and returns the first index not run, the fold of what ran (have: any),
 // and a body's error; on an error or a done context it returns n.
 func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next int, acc T, have bool, err error) {
+	if w.s == nil && w.crowd == nil && sp.progress == nil { // whole, in one go
+		c.lo, c.hi = lo, n
+		acc, err = b.run(lo, n, nil)
+		return n, acc, b.combine != nil, b.settle(err)
+	}
 	size := n - lo
 	if w.s != nil || w.crowd != nil {
 		size = max(sp.grain, 1)
@@ -51,12 +56,7 @@ func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next 
 			}
 		}
 		if err != nil {
-			if err == errCtxDone {
-				err = nil
-			} else {
-				b.cancel()
-			}
-			return n, acc, have, err
+			return n, acc, have, b.settle(err)
 		}
 		lo = hi
 		if lo < n && !w.still(lo, &size) {
@@ -64,6 +64,20 @@ func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next 
 		}
 	}
 	return lo, acc, have, nil
+}
+
+// settle is a plain run's outcome of a body's error: a done context
+// (errCtxDone) only ends the run; another error cancels the bodies'
+// context and is the call's.
+func (b *job[T]) settle(err error) error {
+	switch {
+	case err == nil:
+	case err == errCtxDone:
+		err = nil
+	default:
+		b.cancel()
+	}
+	return err
 }
 
 // watch is what a plain run watches between chunks.

@@ -89,8 +89,9 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 		return acc, false, runBlocking(sp, b, n)
 	}
 	var tc traced
-	tc.startTrace(sp.verb, n, s, b.ctx)
-	defer tc.endTrace()
+	if tc.startTrace(sp.verb, n, s, b.ctx) {
+		defer tc.endTrace()
+	}
 	lo := 0
 	if w == wayCrowded {
 		cw := crowdWatch{p: p, start: now, t: now}
