@@ -37,6 +37,7 @@ type job[T any] struct {
 	cancel  context.CancelFunc                     // eachErr: cancels ctx on the first error
 	leaf    func(lo, hi int) T                     // Reduce, ReduceRange
 	combine func(a, b T) T                         // a reduction's; nil for a loop
+	frames  **frame[T]                             // ReduceRangeOf: where its box keeps a frame (of.go)
 }
 
 // errCtxDone reports that eachErr stopped because its context was done.
@@ -208,7 +209,12 @@ func (f *frame[T]) begin(p *Pool, s *slot, sp *spec, b *job[T], tc traced) {
 // function stops the call, waits for it (waitUnwinding), gives back the
 // seat, and the Goexit goes on.
 func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Pool, lo, n int) (T, bool, error) {
-	f := getFrame[T](s)
+	var f *frame[T]
+	if b.frames != nil && *b.frames != nil { // the frame of this box's last call
+		f, *b.frames = *b.frames, nil
+	} else {
+		f = getFrame[T](s)
+	}
 	f.begin(p, s, sp, b, tc)
 	f.shape(guest, n-lo)
 	if guest {
@@ -240,7 +246,12 @@ func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Po
 // guest, accounts the time since t0 and releases the seat.
 func (f *frame[T]) end(s *slot, guest bool, t0 int64) (T, bool, *PanicError, error) {
 	v, have, pe, err, t1 := f.result, f.have, f.pe.Load(), f.err, f.endTicks
-	putFrame(s, f)
+	if fp := f.b.frames; fp != nil && *fp == nil {
+		*f = frame[T]{}
+		*fp = f // for the box's next call, at the same depth of a recursion
+	} else {
+		putFrame(s, f)
+	}
 	if guest {
 		if t1 < t0 { // the owner ran no grain (all stolen, or stopped at once)
 			t1 = platform.Ticks()

