@@ -253,8 +253,8 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 	}
 	seed := r.Uint64()
 	nest := depth < 3 && r.IntN(3) == 0
-	kind := r.IntN(14)
-	if kind >= 12 {
+	kind := r.IntN(17)
+	if kind >= 15 {
 		kind = 7 // Invoke, three times as often as each other verb
 	}
 	if kind >= 7 { // forks and scopes: their functions nest more often, as recursive code's do
@@ -525,6 +525,36 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 				sk.fail("ScopeErr returned %v", err)
 			}
 			return err
+		})
+	case 12:
+		run("ReduceRangeOf", func() error {
+			got := par.ReduceRangeOf(n, body, 0, func(body func(int), lo, hi int) int {
+				s := 0
+				for i := lo; i < hi; i++ {
+					body(i)
+					s += i
+				}
+				return s
+			}, func(a, b int) int { return a + b }, opts...)
+			if want := n * (n - 1) / 2; got != want {
+				sk.fail("ReduceRangeOf over %d: got %d, want %d", n, got, want)
+			}
+			return nil
+		})
+	case 13:
+		run("ForOf", func() error {
+			par.ForOf(n, body, func(body func(int), i int) { body(i) }, opts...)
+			return nil
+		})
+	case 14:
+		run("JoinOf", func() error {
+			var a, b int
+			par.JoinOf(func(sp soakSpan) { a = soakSum(body, sp) }, soakSpan{0, n / 2},
+				func(sp soakSpan) { b = soakSum(body, sp) }, soakSpan{n / 2, n}, opts...)
+			if want := n * (n - 1) / 2; a+b != want {
+				sk.fail("JoinOf over %d: got %d, want %d", n, a+b, want)
+			}
+			return nil
 		})
 	default:
 		ran = ran[:min(n, 2)]
