@@ -192,6 +192,30 @@ const (
 
 var errSoak = errors.New("soak: a body's error")
 
+// act is what the body at index i of an error-returning verb does for
+// fault f, after its work: fail, cancel the call's context, or nothing.
+func (f fault) act(i int, cancel context.CancelFunc) error {
+	switch {
+	case f.kind == faultError && i == f.at:
+		return errSoak
+	case f.kind == faultCancel && i == f.at:
+		cancel()
+	}
+	return nil
+}
+
+// checkErr checks the error an error-returning verb returned for fault f.
+func (sk *soak) checkErr(verb string, f fault, err error) {
+	switch {
+	case f.kind == faultError && !errors.Is(err, errSoak):
+		sk.fail("%s: the body at %d failed, the call returned %v", verb, f.at, err)
+	case f.kind == faultCancel && !errors.Is(err, context.Canceled):
+		sk.fail("%s: the context was cancelled at %d, the call returned %v", verb, f.at, err)
+	case f.kind != faultError && f.kind != faultCancel && err != nil:
+		sk.fail("%s returned %v", verb, err)
+	}
+}
+
 // top runs one top-level call with a random fault, pool and nesting, and
 // checks its outcome.
 func (sk *soak) top(r *rand.Rand) {
@@ -384,22 +408,9 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 			defer cancel()
 			err := par.ForErr(ctx, n, func(ctx context.Context, i int) error {
 				body(i)
-				switch {
-				case f.kind == faultError && i == f.at:
-					return errSoak
-				case f.kind == faultCancel && i == f.at:
-					cancel()
-				}
-				return nil
+				return f.act(i, cancel)
 			}, opts...)
-			switch {
-			case f.kind == faultError && !errors.Is(err, errSoak):
-				sk.fail("ForErr: the body at %d failed, the call returned %v", f.at, err)
-			case f.kind == faultCancel && !errors.Is(err, context.Canceled):
-				sk.fail("ForErr: the context was cancelled at %d, the call returned %v", f.at, err)
-			case f.kind != faultError && f.kind != faultCancel && err != nil:
-				sk.fail("ForErr returned %v", err)
-			}
+			sk.checkErr("ForErr", f, err)
 			return err
 		})
 	case 4:
@@ -505,25 +516,12 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 				for i := range n {
 					s.Go(func() error {
 						body(i)
-						switch {
-						case f.kind == faultError && i == f.at:
-							return errSoak
-						case f.kind == faultCancel && i == f.at:
-							cancel()
-						}
-						return nil
+						return f.act(i, cancel)
 					})
 				}
 				return nil
 			}, opts...)
-			switch {
-			case f.kind == faultError && !errors.Is(err, errSoak):
-				sk.fail("ScopeErr: the task at %d failed, the call returned %v", f.at, err)
-			case f.kind == faultCancel && !errors.Is(err, context.Canceled):
-				sk.fail("ScopeErr: the context was cancelled at %d, the call returned %v", f.at, err)
-			case f.kind != faultError && f.kind != faultCancel && err != nil:
-				sk.fail("ScopeErr returned %v", err)
-			}
+			sk.checkErr("ScopeErr", f, err)
 			return err
 		})
 	case 12:
