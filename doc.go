@@ -7,7 +7,9 @@
 //
 //   - package par (github.com/parloop/parloop/par): the verbs For,
 //     ForRange, Map, ForErr, MapErr, Reduce, ReduceRange and Fold for loops
-//     and reductions, Invoke, Join, Both and BothOf for forks; the options
+//     and reductions, ForOf and ReduceRangeOf for recursive walks, Invoke,
+//     Join, Both, BothOf and JoinOf for forks, Scope and ScopeErr for tasks
+//     that spawn tasks; the options
 //     On, Grain, Blocking, Deterministic, Track (with Progress) and
 //     Weighted; Pool and its Stats; PanicError; Machine and HostMachine,
 //     the CPU topology a pool places its workers on. Start with its package
@@ -23,13 +25,14 @@
 //     (Scan, ScanExclusive) with an order-keeping DeleteFunc built on them.
 //   - cmd/parvet, a module of its own: an analyzer that reports racy writes
 //     in parallel bodies and pipeline stages and rewrites WaitGroup and
-//     errgroup fan-out into par verbs (cmd/parvet/README.md); and
+//     errgroup fan-out into par verbs and scopes (cmd/parvet/README.md); and
 //     cmd/parloop-trace, which reads a runtime/trace file and shows how
 //     each call spread over the workers.
 //   - examples/: tfidf (the main example: indexing a source tree and
 //     ranking files for a query), mandelbrot (an irregular loop),
-//     quicksort (recursive Join), pgrep and stream (pipelines), and
-//     topology (prints a machine and where a pool's workers run on it).
+//     quicksort (recursive Join), pgrep and stream (pipelines), dirwalk and
+//     graphsearch (tasks that spawn tasks, with Scope), and topology (prints
+//     a machine and where a pool's workers run on it).
 //   - bench/, a module of its own: the benchmarks against the peers
 //     (errgroup, conc, ants, pond, rill, sorty, hand-written fan-out), the
 //     report that generates bench/RESULTS.md, and bench/ANALYSIS.md.
