@@ -415,14 +415,8 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 		})
 	case 4:
 		run("ReduceRange", func() error {
-			got := par.ReduceRange(n, 0, func(lo, hi int) int {
-				s := 0
-				for i := lo; i < hi; i++ {
-					body(i)
-					s += i
-				}
-				return s
-			}, func(a, b int) int { return a + b }, opts...)
+			got := par.ReduceRange(n, 0, func(lo, hi int) int { return soakRange(body, lo, hi) },
+				func(a, b int) int { return a + b }, opts...)
 			if want := n * (n - 1) / 2; got != want {
 				sk.fail("ReduceRange over %d: got %d, want %d", n, got, want)
 			}
@@ -526,14 +520,7 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 		})
 	case 12:
 		run("ReduceRangeOf", func() error {
-			got := par.ReduceRangeOf(n, body, 0, func(body func(int), lo, hi int) int {
-				s := 0
-				for i := lo; i < hi; i++ {
-					body(i)
-					s += i
-				}
-				return s
-			}, func(a, b int) int { return a + b }, opts...)
+			got := par.ReduceRangeOf(n, body, 0, soakRange, func(a, b int) int { return a + b }, opts...)
 			if want := n * (n - 1) / 2; got != want {
 				sk.fail("ReduceRangeOf over %d: got %d, want %d", n, got, want)
 			}
@@ -570,15 +557,20 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 
 type soakSpan struct{ lo, hi int }
 
+// soakRange runs body on each index of [lo, hi) and returns their sum.
+func soakRange(body func(int), lo, hi int) int {
+	s := 0
+	for i := lo; i < hi; i++ {
+		body(i)
+		s += i
+	}
+	return s
+}
+
 // soakSum sums the indices of sp, running body on each, by recursive forks.
 func soakSum(body func(int), sp soakSpan) int {
 	if sp.hi-sp.lo <= 8 {
-		s := 0
-		for i := sp.lo; i < sp.hi; i++ {
-			body(i)
-			s += i
-		}
-		return s
+		return soakRange(body, sp.lo, sp.hi)
 	}
 	mid := sp.lo + (sp.hi-sp.lo)/2
 	sum := func(sp soakSpan) int { return soakSum(body, sp) }
