@@ -252,6 +252,21 @@ func TestBothOfStolenG(t *testing.T) {
 	}
 }
 
+// wide is a divide-and-conquer argument of a slice and two words.
+type wide struct {
+	xs   []int
+	a, b int
+}
+
+func sumBoth(w wide) int {
+	if len(w.xs) <= 2 {
+		return len(w.xs) + w.a - w.b
+	}
+	m := len(w.xs) / 2
+	l, r := par.BothOf(sumBoth, wide{w.xs[:m], w.a, w.b}, sumBoth, wide{w.xs[m:], w.b, w.a})
+	return l + r
+}
+
 // TestBothOfAllocs: with functions and plain arguments, a fork allocates
 // nothing; a boxed argument costs one allocation.
 func TestBothOfAllocs(t *testing.T) {
@@ -270,6 +285,10 @@ func TestBothOfAllocs(t *testing.T) {
 		tree := buildTree(8)
 		if got := testing.AllocsPerRun(100, func() { par.BothOf(leaves, tree.l, leaves, tree.r) }); got != 0 {
 			t.Errorf("tree walk on BothOf with pointer arguments: %v allocs, want 0", got)
+		}
+		xs := make([]int, 1024)
+		if got := testing.AllocsPerRun(20, func() { sumBoth(wide{xs, 1, 2}) }); got != 0 {
+			t.Errorf("a recursion on BothOf with a slice and two words as argument: %v allocs, want 0", got)
 		}
 		s := "abc"
 		if n := testing.AllocsPerRun(1000, func() { par.BothOf(length, s, length, s) }); n > 1 {
