@@ -164,8 +164,15 @@ func (f *frame[T]) newJoin(s *slot) *join {
 // rangeFrames recycles loop frames; a slot also keeps one (slot.frame).
 var rangeFrames = sync.Pool{New: func() any { return new(frame[none]) }}
 
-// getFrame returns a cleared frame for a call on slot s.
-func getFrame[T any](s *slot) *frame[T] {
+// getFrame returns a cleared frame for a call of b on slot s: the frame of
+// the last call of b's box (ReduceRangeOf, of.go), the slot's or a pooled
+// one for a loop, else a new one.
+func getFrame[T any](s *slot, b *job[T]) *frame[T] {
+	if fp := b.frames; fp != nil && *fp != nil {
+		f := *fp
+		*fp = nil
+		return f
+	}
 	if fp, ok := any(&s.frame).(**frame[T]); ok { // a loop
 		if f := *fp; f != nil {
 			*fp = nil
@@ -176,9 +183,15 @@ func getFrame[T any](s *slot) *frame[T] {
 	return new(frame[T])
 }
 
-// putFrame clears f and keeps it for the next loop on s.
+// putFrame clears f and keeps it for the next call of its box, at the same
+// depth of a recursion, or for the next loop on s.
 func putFrame[T any](s *slot, f *frame[T]) {
+	boxed := f.b.frames
 	*f = frame[T]{}
+	if boxed != nil && *boxed == nil {
+		*boxed = f
+		return
+	}
 	if fp, ok := any(&s.frame).(**frame[T]); ok {
 		if *fp == nil {
 			*fp = f
@@ -209,12 +222,7 @@ func (f *frame[T]) begin(p *Pool, s *slot, sp *spec, b *job[T], tc traced) {
 // function stops the call, waits for it (waitUnwinding), gives back the
 // seat, and the Goexit goes on.
 func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Pool, lo, n int) (T, bool, error) {
-	var f *frame[T]
-	if b.frames != nil && *b.frames != nil { // the frame of this box's last call
-		f, *b.frames = *b.frames, nil
-	} else {
-		f = getFrame[T](s)
-	}
+	f := getFrame(s, b)
 	f.begin(p, s, sp, b, tc)
 	f.shape(guest, n-lo)
 	if guest {
@@ -246,12 +254,7 @@ func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Po
 // guest, accounts the time since t0 and releases the seat.
 func (f *frame[T]) end(s *slot, guest bool, t0 int64) (T, bool, *PanicError, error) {
 	v, have, pe, err, t1 := f.result, f.have, f.pe.Load(), f.err, f.endTicks
-	if fp := f.b.frames; fp != nil && *fp == nil {
-		*f = frame[T]{}
-		*fp = f // for the box's next call, at the same depth of a recursion
-	} else {
-		putFrame(s, f)
-	}
+	putFrame(s, f)
 	if guest {
 		if t1 < t0 { // the owner ran no grain (all stolen, or stopped at once)
 			t1 = platform.Ticks()

@@ -16,7 +16,7 @@ package par
 //
 //	a fork (Join, Both, BothOf, Invoke): a seat                the fork protocol on it (fork.go)
 //	a fork without a seat                                    its functions one after the other
-//	a scope (Scope, ScopeErr) with Blocking(limit)           its tasks on goroutines of its own (scope.go)
+//	a scope (Scope, ScopeErr) with Blocking(limit)           its tasks on its caller and goroutines of its own (scope.go)
 //	a scope with a seat                                      its tasks in the deques of the seats they are
 //	                                                           spawned on, the caller helping
 //	a scope without a seat                                   its tasks one after another on the caller

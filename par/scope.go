@@ -218,24 +218,6 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 	}
 }
 
-// unwinding makes s, if not nil, steal nothing while a Goexit unwinds its
-// call (stop.go's waitUnwinding), and returns its tree to restore.
-func (s *slot) unwinding() uint64 {
-	if s == nil {
-		return 0
-	}
-	tree := s.tree
-	s.tree = unwindingTree
-	return tree
-}
-
-// restore gives s, if not nil, back the tree unwinding took.
-func (s *slot) restore(tree uint64) {
-	if s != nil {
-		s.tree = tree
-	}
-}
-
 // spawn queues a task for one of fn and efn (see above); verb names the
 // caller's type in its panic.
 func (sc *scope) spawn(verb string, fn func(), efn func() error) {

@@ -73,10 +73,27 @@ func (c *core) wait(s *slot) {
 // stopped, could Goexit and cut the deferred function short before it gave
 // back the guest seat.
 func (c *core) waitUnwinding(s *slot) {
+	tree := s.unwinding()
+	c.wait(s)
+	s.restore(tree)
+}
+
+// unwinding makes s, if not nil, steal nothing while a Goexit unwinds its
+// call, and returns its tree to restore.
+func (s *slot) unwinding() uint64 {
+	if s == nil {
+		return 0
+	}
 	tree := s.tree
 	s.tree = unwindingTree
-	c.wait(s)
-	s.tree = tree
+	return tree
+}
+
+// restore gives s, if not nil, back the tree unwinding took.
+func (s *slot) restore(tree uint64) {
+	if s != nil {
+		s.tree = tree
+	}
 }
 
 // unwindingTree is no call's tree: a slot waiting under it steals nothing.
