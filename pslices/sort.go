@@ -7,15 +7,16 @@ import (
 	"github.com/parloop/parloop/par"
 )
 
-// The unstable sorts: a parallel quicksort whose leaves are slices' pdqsort.
+// The unstable sorts: a parallel quicksort whose leaves are sequential sorts.
 //
 // A range longer than leafLen is split around a pivot (the median of a
 // spread sample) and its two sides sorted in parallel with par.Join; a
-// range of leafLen or fewer is sorted by slices.Sort or slices.SortFunc on
-// the worker that holds it. The split of a range of partitionParLen or more
-// is itself parallel (partition.go), so the first levels, where there are
-// fewer ranges than workers, do not run on one core. Everything moves by
-// swaps, in place: the extra memory is the stack of the recursion, O(log n)
+// range of leafLen or fewer is sorted on the worker that holds it, by
+// sortOrdered for ordered types (leafsort.go) and by slices.SortFunc for
+// SortFunc. The split of a range of partitionParLen or more is itself
+// parallel (partition.go), so the first levels, where there are fewer
+// ranges than workers, do not run on one core. Everything moves by swaps,
+// in place: the extra memory is the stack of the recursion, O(log n)
 // frames, and a small table per parallel split.
 //
 // As in pdqsort, a range whose lower bound (the previous pivot on its
@@ -27,13 +28,13 @@ import (
 // handed to slices' pdqsort, whose worst case is O(n log n).
 //
 // Before any of this, a sorted slice is returned as it is and a
-// non-increasing one reversed, each found in a parallel pass that stops at
-// the first element out of that order (for random data, at the second or
-// third element).
+// non-increasing one reversed, each found in a pass that stops at the first
+// element out of that order (for random data, at the second or third
+// element), parallel on long slices.
 
 const (
-	sortCutoff      = 1 << 13 // slices shorter than this are sorted by slices on the caller
-	leafLen         = 1 << 13 // ranges this short are sorted by slices on one worker
+	sortCutoff      = 1 << 13 // slices this short are sorted on the caller
+	leafLen         = 1 << 13 // ranges this short are sorted on one worker
 	partitionParLen = 1 << 20 // ranges this long are split in parallel
 )
 
@@ -43,7 +44,7 @@ const (
 func Sort[S ~[]E, E cmp.Ordered](x S, opts ...par.Option) {
 	c := options("Sort", opts)
 	if len(x) <= sortCutoff {
-		slices.Sort(x)
+		sortOnCaller(x)
 		return
 	}
 	if firstDescent(x, c) < 0 {
@@ -83,6 +84,27 @@ func SortFunc[S ~[]E, E any](x S, cmp func(a, b E) int, opts ...par.Option) {
 	}
 	q := quicksort[E, funcKernel[E]]{k: funcKernel[E]{cmp}, c: c}
 	q.sort(x, nil, bits(len(x)))
+}
+
+// sortOnCaller sorts a short x on the calling goroutine: as it is if
+// sorted, reversed if non-increasing, else by sortOrdered.
+func sortOnCaller[E cmp.Ordered](x []E) {
+	i := 1
+	for i < len(x) && !cmp.Less(x[i], x[i-1]) {
+		i++
+	}
+	if i >= len(x) {
+		return
+	}
+	i = 1
+	for i < len(x) && !cmp.Less(x[i-1], x[i]) {
+		i++
+	}
+	if i == len(x) {
+		slices.Reverse(x)
+		return
+	}
+	sortOrdered(x, false, x[0], bits(len(x)))
 }
 
 // firstNotDescending returns some i with x[i-1] < x[i], or -1 if x is
@@ -136,13 +158,23 @@ type kernel[E any] interface {
 	// partition moves the elements of x that go left of pivot p (x < p, or
 	// x <= p with orEqual) to its front, by swaps, and returns their number.
 	partition(x []E, p E, orEqual bool) int
-	sort(x []E)
+	// sort sorts x on the calling goroutine. lower and bad are as in
+	// quicksort.sort; a bad of 0 or less hands x to slices' pdqsort at
+	// the first bad split, if not at once.
+	sort(x []E, lower *E, bad int)
 }
 
 type orderedKernel[E cmp.Ordered] struct{}
 
 func (orderedKernel[E]) less(a, b E) bool { return cmp.Less(a, b) }
-func (orderedKernel[E]) sort(x []E)       { slices.Sort(x) }
+
+func (orderedKernel[E]) sort(x []E, lower *E, bad int) {
+	if lower == nil {
+		sortOrdered(x, false, *new(E), bad)
+		return
+	}
+	sortOrdered(x, true, *lower, bad)
+}
 
 // partition is a branchless Lomuto partition: every element is swapped
 // with the first right one and the boundary advances by the comparison's
@@ -177,8 +209,8 @@ func (orderedKernel[E]) partition(x []E, p E, orEqual bool) int {
 
 type funcKernel[E any] struct{ cmp func(a, b E) int }
 
-func (k funcKernel[E]) less(a, b E) bool { return k.cmp(a, b) < 0 }
-func (k funcKernel[E]) sort(x []E)       { slices.SortFunc(x, k.cmp) }
+func (k funcKernel[E]) less(a, b E) bool        { return k.cmp(a, b) < 0 }
+func (k funcKernel[E]) sort(x []E, _ *E, _ int) { slices.SortFunc(x, k.cmp) }
 
 // partition is Hoare's: it swaps only misplaced pairs, since elements
 // compared through a function are often large and a swap then costs more

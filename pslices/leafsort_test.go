@@ -1,0 +1,100 @@
+package pslices_test
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/parloop/parloop/pslices"
+)
+
+// The sequential sort of ordered types, which Sort runs below its cutoff
+// and at its leaves, against slices.Sort: every length up to 64, every
+// third one up to 300 and each side of the insertion-sort (24) and ninther
+// (128) cutoffs, and the package's lengths; every
+// shape, ints, floats with NaNs, infinities and signed zeros, and strings
+// up to 300; with the full budget of bad splits and, up to 300, with a
+// budget of one, which hands a range to slices.Sort at its first bad split.
+// Under the race detector the lengths stop at the sort's cutoff: above it,
+// TestSortMatchesSlices runs this sort at the parallel sort's leaves.
+func TestSortSequentialMatchesSlices(t *testing.T) {
+	ls := []int{127, 128, 129}
+	for n := 0; n <= 300; n++ {
+		if n <= 64 || n%3 == 0 {
+			ls = append(ls, n)
+		}
+	}
+	for _, n := range lengths(t) {
+		if n > 300 && (!raceEnabled || n <= 8192) {
+			ls = append(ls, n)
+		}
+	}
+	for _, n := range ls {
+		budgets := []int{bitLen(n), 1}
+		if n > 300 {
+			budgets = budgets[:1]
+		}
+		for _, shape := range shapesAt(n) {
+			for _, bad := range budgets {
+				in := ints(shape, n, 7)
+				got, want := slices.Clone(in), slices.Clone(in)
+				pslices.SortSequential(got, bad)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Fatalf("sequential sort (%s, n=%d, budget %d): differs from slices.Sort", shape, n, bad)
+				}
+				fg, fw := floats(shape, n, 8), floats(shape, n, 8)
+				pslices.SortSequential(fg, bad)
+				slices.Sort(fw)
+				if !sameFloats(fg, fw) {
+					t.Fatalf("sequential sort (floats %s, n=%d, budget %d): differs from slices.Sort", shape, n, bad)
+				}
+				if n > 300 {
+					continue
+				}
+				sg := make([]string, n)
+				for i, v := range in {
+					sg[i] = strconv.Itoa(v % 5000)
+				}
+				sw := slices.Clone(sg)
+				pslices.SortSequential(sg, bad)
+				slices.Sort(sw)
+				if !slices.Equal(sg, sw) {
+					t.Fatalf("sequential sort (strings %s, n=%d, budget %d): differs from slices.Sort", shape, n, bad)
+				}
+			}
+		}
+	}
+}
+
+// NaNs sort first, as in slices.Sort, whatever their number and place:
+// all NaN, NaN pivots, and NaNs among equal values.
+func TestSortSequentialNaNs(t *testing.T) {
+	nan := math.NaN()
+	for _, n := range []int{3, 25, 200, 5000} {
+		for _, x := range [][]float64{
+			slices.Repeat([]float64{nan}, n),
+			slices.Repeat([]float64{nan, 1}, n/2),
+			slices.Repeat([]float64{2, nan, 2, 2}, n/4),
+			slices.Repeat([]float64{nan, math.Inf(1), 0, math.Inf(-1), nan}, n/5),
+		} {
+			want := slices.Clone(x)
+			slices.Sort(want)
+			pslices.SortSequential(x, bitLen(len(x)))
+			if !sameFloats(x, want) {
+				t.Fatalf("sequential sort of %d floats with NaNs: differs from slices.Sort", len(x))
+			}
+		}
+	}
+}
+
+// bitLen returns the number of bits needed to represent n, the budget of
+// bad splits that Sort gives a slice of length n.
+func bitLen(n int) int {
+	b := 0
+	for ; n > 0; n >>= 1 {
+		b++
+	}
+	return b
+}
