@@ -186,11 +186,7 @@ func (orderedKernel[E]) partition(x []E, p E, orEqual bool) int {
 			e := x[i]
 			x[i] = x[k]
 			x[k] = e
-			inc := 0
-			if !cmp.Less(p, e) {
-				inc = 1
-			}
-			k += inc
+			k += 1 - lessBit(p, e)
 		}
 		return k
 	}
@@ -198,13 +194,23 @@ func (orderedKernel[E]) partition(x []E, p E, orEqual bool) int {
 		e := x[i]
 		x[i] = x[k]
 		x[k] = e
-		inc := 0
-		if cmp.Less(e, p) {
-			inc = 1
-		}
-		k += inc
+		k += lessBit(e, p)
 	}
 	return k
+}
+
+// lessBit is cmp.Less(a, b) as 0 or 1. It tests a < b apart from the NaN
+// cases, so that the compiler computes a < b without a branch for floats
+// too (the NaN tests are branches, which predict well as NaNs are rare).
+func lessBit[E cmp.Ordered](a, b E) int {
+	bit := 0
+	if a < b {
+		bit = 1
+	}
+	if a != a && b == b { // a is NaN, b is not: NaNs sort first
+		bit = 1
+	}
+	return bit
 }
 
 type funcKernel[E any] struct{ cmp func(a, b E) int }
