@@ -13,8 +13,8 @@ import (
 // and at its leaves, against slices.Sort: every length up to 64, every
 // third one up to 300 and each side of the insertion-sort (24) and ninther
 // (128) cutoffs, and the package's lengths; every
-// shape, ints, floats with NaNs, infinities and signed zeros, and strings
-// up to 300; with the full budget of bad splits and, up to 300, with a
+// shape, ints, floats with NaNs, infinities and signed zeros, records by a
+// comparison function, and strings up to 300; with the full budget of bad splits and, up to 300, with a
 // budget of one, which hands a range to slices.Sort at its first bad split.
 // Under the race detector the lengths stop at the sort's cutoff: above it,
 // TestSortMatchesSlices runs this sort at the parallel sort's leaves.
@@ -50,6 +50,11 @@ func TestSortSequentialMatchesSlices(t *testing.T) {
 				if !sameFloats(fg, fw) {
 					t.Fatalf("sequential sort (floats %s, n=%d, budget %d): differs from slices.Sort", shape, n, bad)
 				}
+				r := recs(shape, n, 9)
+				pslices.SortSequentialFunc(r, byKey, bad)
+				if !slices.IsSortedFunc(r, byKey) || !isPermutation(r, n) {
+					t.Fatalf("sequential sort (records %s, n=%d, budget %d): not a sorted permutation", shape, n, bad)
+				}
 				if n > 300 {
 					continue
 				}
@@ -84,6 +89,41 @@ func TestSortSequentialNaNs(t *testing.T) {
 			pslices.SortSequential(x, bitLen(len(x)))
 			if !sameFloats(x, want) {
 				t.Fatalf("sequential sort of %d floats with NaNs: differs from slices.Sort", len(x))
+			}
+		}
+	}
+}
+
+// A comparison function that panics at its k-th call, for every k up to
+// the sort's number of calls, leaves the slice a permutation of its input:
+// the comparator sort lifts elements out of the slice (insertion sort and
+// partition) and must put them back wherever the panic strikes.
+func TestSortSequentialFuncPanicsLeavePermutation(t *testing.T) {
+	for _, n := range []int{17, 40, 150} {
+		for _, shape := range []string{"random", "dups", "organ"} {
+			calls := 0
+			counting := func(a, b rec) int { calls++; return byKey(a, b) }
+			pslices.SortSequentialFunc(recs(shape, n, 10), counting, bitLen(n))
+			for after := range calls {
+				x := recs(shape, n, 10)
+				k := 0
+				cmp := func(a, b rec) int {
+					if k++; k > after {
+						panic(errBoom)
+					}
+					return byKey(a, b)
+				}
+				func() {
+					defer func() {
+						if recover() == nil {
+							t.Fatalf("sequential sort (%s, n=%d): no panic after %d of %d calls", shape, n, after, calls)
+						}
+					}()
+					pslices.SortSequentialFunc(x, cmp, bitLen(n))
+				}()
+				if !isPermutation(x, n) {
+					t.Fatalf("sequential sort (%s, n=%d, panic after %d calls): no longer a permutation of its input", shape, n, after)
+				}
 			}
 		}
 	}

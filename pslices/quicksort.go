@@ -13,12 +13,15 @@ type quicksort[E any, K kernel[E]] struct {
 
 // sort sorts x. lower, if not nil, is a value no element of x is below (the
 // pivot of the split that made x its right side). bad is how many more bad
-// splits this path may take before x goes to slices' pdqsort (by way of the
-// kernel's sort, which gives it up at its first bad split).
+// splits this path may take before x goes to slices' pdqsort.
 func (q *quicksort[E, K]) sort(x []E, lower *E, bad int) {
 	for {
 		if len(x) <= leafLen {
-			q.k.sort(x, lower, bad)
+			if lower == nil {
+				sortSequential(q.k, x, false, *new(E), bad)
+			} else {
+				sortSequential(q.k, x, true, *lower, bad)
+			}
 			return
 		}
 		p := q.pivot(x)
@@ -35,7 +38,7 @@ func (q *quicksort[E, K]) sort(x []E, lower *E, bad int) {
 		}
 		if min(mid, len(x)-mid) < len(x)/8 {
 			if bad--; bad <= 0 {
-				q.k.sort(x, lower, bad)
+				q.k.pdqsort(x)
 				return
 			}
 		}

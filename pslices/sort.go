@@ -44,7 +44,7 @@ const (
 func Sort[S ~[]E, E cmp.Ordered](x S, opts ...par.Option) {
 	c := options("Sort", opts)
 	if len(x) <= sortCutoff {
-		sortOnCaller(x)
+		sortOnCaller(orderedKernel[E]{}, x)
 		return
 	}
 	if firstDescent(x, c) < 0 {
@@ -71,8 +71,9 @@ func SortFunc[S ~[]E, E any](x S, cmp func(a, b E) int, opts ...par.Option) {
 	c := options("SortFunc", opts)
 	mustFunc("SortFunc", "cmp", cmp == nil)
 	defer wrapPanic()
+	k := funcKernel[E]{cmp}
 	if len(x) <= sortCutoff {
-		slices.SortFunc(x, cmp)
+		sortOnCaller(k, x)
 		return
 	}
 	if firstDescentFunc(x, cmp, 0, c) < 0 {
@@ -82,29 +83,29 @@ func SortFunc[S ~[]E, E any](x S, cmp func(a, b E) int, opts ...par.Option) {
 		reverse(x, c)
 		return
 	}
-	q := quicksort[E, funcKernel[E]]{k: funcKernel[E]{cmp}, c: c}
+	q := quicksort[E, funcKernel[E]]{k: k, c: c}
 	q.sort(x, nil, bits(len(x)))
 }
 
 // sortOnCaller sorts a short x on the calling goroutine: as it is if
-// sorted, reversed if non-increasing, else by sortOrdered.
-func sortOnCaller[E cmp.Ordered](x []E) {
+// sorted, reversed if non-increasing, else by sortSequential.
+func sortOnCaller[E any, K kernel[E]](k K, x []E) {
 	i := 1
-	for i < len(x) && !cmp.Less(x[i], x[i-1]) {
+	for i < len(x) && !k.less(x[i], x[i-1]) {
 		i++
 	}
 	if i >= len(x) {
 		return
 	}
 	i = 1
-	for i < len(x) && !cmp.Less(x[i-1], x[i]) {
+	for i < len(x) && !k.less(x[i-1], x[i]) {
 		i++
 	}
 	if i == len(x) {
 		slices.Reverse(x)
 		return
 	}
-	sortOrdered(x, false, x[0], bits(len(x)))
+	sortSequential(k, x, false, x[0], bits(len(x)))
 }
 
 // firstNotDescending returns some i with x[i-1] < x[i], or -1 if x is
@@ -147,98 +148,4 @@ func bits(n int) int {
 		b++
 	}
 	return b
-}
-
-// kernel is what the quicksort needs of an element type: its order, a
-// sequential partition and a leaf sort. Its methods are called through the
-// instantiation's dictionary, once per range or block, so their loops keep
-// the element type's own comparisons (inlined < for ordered types).
-type kernel[E any] interface {
-	less(a, b E) bool
-	// partition moves the elements of x that go left of pivot p (x < p, or
-	// x <= p with orEqual) to its front, by swaps, and returns their number.
-	partition(x []E, p E, orEqual bool) int
-	// sort sorts x on the calling goroutine. lower and bad are as in
-	// quicksort.sort; a bad of 0 or less hands x to slices' pdqsort at
-	// the first bad split, if not at once.
-	sort(x []E, lower *E, bad int)
-}
-
-type orderedKernel[E cmp.Ordered] struct{}
-
-func (orderedKernel[E]) less(a, b E) bool { return cmp.Less(a, b) }
-
-func (orderedKernel[E]) sort(x []E, lower *E, bad int) {
-	if lower == nil {
-		sortOrdered(x, false, *new(E), bad)
-		return
-	}
-	sortOrdered(x, true, *lower, bad)
-}
-
-// partition is a branchless Lomuto partition: every element is swapped
-// with the first right one and the boundary advances by the comparison's
-// result, so random data costs no mispredicted branches.
-func (orderedKernel[E]) partition(x []E, p E, orEqual bool) int {
-	k := 0
-	if orEqual {
-		for i := range x {
-			e := x[i]
-			x[i] = x[k]
-			x[k] = e
-			k += 1 - lessBit(p, e)
-		}
-		return k
-	}
-	for i := range x {
-		e := x[i]
-		x[i] = x[k]
-		x[k] = e
-		k += lessBit(e, p)
-	}
-	return k
-}
-
-// lessBit is cmp.Less(a, b) as 0 or 1. It tests a < b apart from the NaN
-// cases, so that the compiler computes a < b without a branch for floats
-// too (the NaN tests are branches, which predict well as NaNs are rare).
-func lessBit[E cmp.Ordered](a, b E) int {
-	bit := 0
-	if a < b {
-		bit = 1
-	}
-	if a != a && b == b { // a is NaN, b is not: NaNs sort first
-		bit = 1
-	}
-	return bit
-}
-
-type funcKernel[E any] struct{ cmp func(a, b E) int }
-
-func (k funcKernel[E]) less(a, b E) bool        { return k.cmp(a, b) < 0 }
-func (k funcKernel[E]) sort(x []E, _ *E, _ int) { slices.SortFunc(x, k.cmp) }
-
-// partition is Hoare's: it swaps only misplaced pairs, since elements
-// compared through a function are often large and a swap then costs more
-// than a mispredicted branch.
-func (k funcKernel[E]) partition(x []E, p E, orEqual bool) int {
-	limit := 0 // left: cmp(e, p) < limit
-	if orEqual {
-		limit = 1
-	}
-	i, j := 0, len(x)-1
-	for {
-		for i <= j && k.cmp(x[i], p) < limit {
-			i++
-		}
-		for i <= j && k.cmp(x[j], p) >= limit {
-			j--
-		}
-		if i >= j {
-			return i
-		}
-		x[i], x[j] = x[j], x[i]
-		i++
-		j--
-	}
 }
