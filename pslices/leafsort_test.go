@@ -16,8 +16,9 @@ import (
 // shape, ints, floats with NaNs, infinities and signed zeros, records by a
 // comparison function, and strings up to 300; with the full budget of bad splits and, up to 300, with a
 // budget of one, which hands a range to slices.Sort at its first bad split.
-// Under the race detector the lengths stop at the sort's cutoff: above it,
-// TestSortMatchesSlices runs this sort at the parallel sort's leaves.
+// Under the race detector the lengths stop at the leaves' 8,192: the longer
+// ones TestSortMatchesSlices runs through Sort, which sorts them with this
+// sort on the caller or at the parallel sort's leaves.
 func TestSortSequentialMatchesSlices(t *testing.T) {
 	ls := []int{127, 128, 129}
 	for n := 0; n <= 300; n++ {

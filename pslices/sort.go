@@ -33,7 +33,7 @@ import (
 // element), parallel on long slices.
 
 const (
-	sortCutoff      = 1 << 13 // slices this short are sorted on the caller
+	sortCutoff      = 1 << 14 // slices this short are sorted on the caller
 	leafLen         = 1 << 13 // ranges this short are sorted on one worker
 	partitionParLen = 1 << 20 // ranges this long are split in parallel
 )
