@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/jfcg/sorty/v2"
 	"github.com/parloop/parloop/pslices"
 )
 
@@ -30,35 +29,16 @@ func BenchmarkSortFuncBound(b *testing.B) {
 	in := pslicesRecords()
 	fewest, made := fewestCalls(in), callsMade(in)
 	b.Logf("%d records: fewest calls %d, pslices.SortFunc makes %d", len(in), fewest, made)
-	x := make([]record, len(in))
 	for _, p := range []struct {
 		name string
-		run  func()
+		sort func([]record)
 	}{
-		{"calls=fewest", func() { cmpCalls(in, fewest) }},
-		{"calls=pslices", func() { cmpCalls(in, made) }},
-		{"pslices", func() { pslices.SortFunc(x, byRecordKey) }},
-		{"sorty", func() {
-			sorty.MaxGor = uint64(runtime.GOMAXPROCS(0))
-			sorty.Sort(len(x), func(i, k, r, s int) bool {
-				if x[i].key < x[k].key {
-					if r != s {
-						x[r], x[s] = x[s], x[r]
-					}
-					return true
-				}
-				return false
-			})
-		}},
+		{"calls=fewest", func([]record) { cmpCalls(in, fewest) }},
+		{"calls=pslices", func([]record) { cmpCalls(in, made) }},
+		{"pslices", func(x []record) { pslices.SortFunc(x, byRecordKey) }},
+		{"sorty", sortyRecords},
 	} {
-		b.Run(p.name, func(b *testing.B) {
-			for range b.N {
-				b.StopTimer()
-				copy(x, in)
-				b.StartTimer()
-				p.run()
-			}
-		})
+		b.Run(p.name, func(b *testing.B) { benchSorted(b, in, p.sort) })
 	}
 }
 
