@@ -16,6 +16,9 @@ type kernel[E any] interface {
 	// x <= p with orEqual) to its front and returns their number. x is a
 	// permutation of its input when it returns or panics.
 	partition(x []E, p E, orEqual bool) int
+	// shortLen is the length up to which the sequential sort finishes a
+	// range by insertionSort.
+	shortLen() int
 	insertionSort(x []E)
 	pdqsort(x []E)
 }
@@ -24,6 +27,10 @@ type orderedKernel[E cmp.Ordered] struct{}
 
 func (orderedKernel[E]) less(a, b E) bool { return cmp.Less(a, b) }
 func (orderedKernel[E]) pdqsort(x []E)    { slices.Sort(x) }
+
+// shortLen is 24: an insertion sort costs about one mispredicted branch per
+// element, and partitions of shorter ranges cost more than that.
+func (orderedKernel[E]) shortLen() int { return 24 }
 
 func (orderedKernel[E]) insertionSort(x []E) {
 	for i := 1; i < len(x); i++ {
@@ -82,6 +89,10 @@ type funcKernel[E any] struct{ cmp func(a, b E) int }
 
 func (k funcKernel[E]) less(a, b E) bool { return k.cmp(a, b) < 0 }
 func (k funcKernel[E]) pdqsort(x []E)    { slices.SortFunc(x, k.cmp) }
+
+// shortLen is 12, as in pdqsort: the sort makes fewer calls of cmp than
+// with longer insertion-sorted ranges.
+func (funcKernel[E]) shortLen() int { return 12 }
 
 // insertionSort lifts each element out and moves the greater ones before
 // it up by one.

@@ -11,7 +11,7 @@ import (
 
 // The sequential sort of ordered types, which Sort runs below its cutoff
 // and at its leaves, against slices.Sort: every length up to 64, every
-// third one up to 300 and each side of the insertion-sort (24) and ninther
+// third one up to 300 and each side of the insertion-sort (12, 24) and ninther
 // (128) cutoffs, and the package's lengths; every
 // shape, ints, floats with NaNs, infinities and signed zeros, records by a
 // comparison function, and strings up to 300; with the full budget of bad splits and, up to 300, with a
