@@ -9,25 +9,28 @@ import (
 	"github.com/parloop/parloop/pslices"
 )
 
-// The sequential sort of ordered types, which Sort runs below its cutoff
-// and at its leaves, against slices.Sort: every length up to 64, every
-// third one up to 300 and each side of the insertion-sort (12, 24) and ninther
-// (128) cutoffs, and the package's lengths; every
-// shape, ints, floats with NaNs, infinities and signed zeros, records by a
-// comparison function, and strings up to 300; with the full budget of bad splits and, up to 300, with a
-// budget of one, which hands a range to slices.Sort at its first bad split.
-// Under the race detector the lengths stop at the leaves' 8,192: the longer
-// ones TestSortMatchesSlices runs through Sort, which sorts them with this
-// sort on the caller or at the parallel sort's leaves.
+// The sequential sort, which Sort and SortFunc run below their cutoff and
+// at their leaves, against slices: every length up to 40, every third one
+// up to 300 (every ninth under the race detector), each side of the
+// insertion-sort (12, 24) and ninther (128) cutoffs, and, without the race
+// detector, the package's longer lengths (under it, TestSortMatchesSlices
+// runs them through Sort); every shape; ints, floats with NaNs, infinities
+// and signed zeros, records by a comparison function, and strings up to
+// 300; with the full budget of bad splits and, up to 300, with a budget of
+// one, which hands a range to slices' pdqsort at its first bad split.
 func TestSortSequentialMatchesSlices(t *testing.T) {
-	ls := []int{127, 128, 129}
+	step := 3
+	if raceEnabled {
+		step = 9
+	}
+	ls := []int{11, 12, 13, 23, 24, 25, 127, 128, 129}
 	for n := 0; n <= 300; n++ {
-		if n <= 64 || n%3 == 0 {
+		if n <= 40 || n%step == 0 {
 			ls = append(ls, n)
 		}
 	}
 	for _, n := range lengths(t) {
-		if n > 300 && (!raceEnabled || n <= 8192) {
+		if n > 300 && !raceEnabled {
 			ls = append(ls, n)
 		}
 	}
@@ -100,7 +103,11 @@ func TestSortSequentialNaNs(t *testing.T) {
 // the comparator sort lifts elements out of the slice (insertion sort and
 // partition) and must put them back wherever the panic strikes.
 func TestSortSequentialFuncPanicsLeavePermutation(t *testing.T) {
-	for _, n := range []int{17, 40, 150} {
+	ns := []int{17, 40, 150}
+	if raceEnabled {
+		ns[2] = 100
+	}
+	for _, n := range ns {
 		for _, shape := range []string{"random", "dups", "organ"} {
 			calls := 0
 			counting := func(a, b rec) int { calls++; return byKey(a, b) }
