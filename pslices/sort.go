@@ -11,13 +11,13 @@ import (
 //
 // A range longer than leafLen is split around a pivot (the median of a
 // spread sample) and its two sides sorted in parallel with par.Join; a
-// range of leafLen or fewer is sorted on the worker that holds it, by
-// sortOrdered for ordered types (leafsort.go) and by slices.SortFunc for
-// SortFunc. The split of a range of partitionParLen or more is itself
-// parallel (partition.go), so the first levels, where there are fewer
-// ranges than workers, do not run on one core. Everything moves by swaps,
-// in place: the extra memory is the stack of the recursion, O(log n)
-// frames, and a small table per parallel split.
+// range of leafLen or fewer is sorted on the worker that holds it by the
+// sequential sort (leafsort.go), on the element kernel (kernel.go) that the
+// parallel splits use too. The split of a range of partitionParLen or more
+// is itself parallel (partition.go), so the first levels, where there are
+// fewer ranges than workers, do not run on one core. Everything moves
+// within x, in place: the extra memory is the stack of the recursion,
+// O(log n) frames, and a small table per parallel split.
 //
 // As in pdqsort, a range whose lower bound (the previous pivot on its
 // left) equals its new pivot holds nothing smaller than the pivot: it is
