@@ -72,13 +72,13 @@
 // are themselves parallel in-place partitions, and ranges of 8,192 elements
 // or fewer are sorted on one worker by a sequential quicksort, whose
 // partition takes no branch on the comparison for ordered types and moves
-// each misplaced element once for SortFunc, with insertion sort for short
-// ranges; slices of 16,384 elements or fewer are sorted by it on the
-// caller. The stable sort is a parallel merge sort. The searches share one
-// engine (find.go). Scan, ScanExclusive and DeleteFunc make one chained
-// pass over blocks of about 32 KiB: workers take blocks in index order, do
-// the part that needs nothing from earlier blocks (a block's sum; the calls
-// of del), then take the carry of the block before, publish their own and
-// finish the block while it is still in cache, so the slice is read from
-// memory once.
+// each misplaced element once for SortFunc of large elements, with insertion
+// sort for short ranges; slices of up to 16,384 elements (8,192 for
+// SortFunc) are sorted by it on the caller. The stable sort is a parallel
+// merge sort. The searches share one engine (find.go). Scan, ScanExclusive
+// and DeleteFunc make one chained pass over blocks of about 32 KiB: workers
+// take blocks in index order, do the part that needs nothing from earlier
+// blocks (a block's sum; the calls of del), then take the carry of the block
+// before, publish their own and finish the block while it is still in cache,
+// so the slice is read from memory once.
 package pslices

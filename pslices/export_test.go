@@ -11,5 +11,5 @@ func SortSequential[E cmp.Ordered](x []E, bad int) {
 
 // SortSequentialFunc is SortSequential by a comparison function.
 func SortSequentialFunc[E any](x []E, cmp func(a, b E) int, bad int) {
-	sortSequential(funcKernel[E]{cmp}, x, false, *new(E), bad)
+	sortSequential(newFuncKernel(cmp), x, false, *new(E), bad)
 }

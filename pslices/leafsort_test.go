@@ -1,6 +1,7 @@
 package pslices_test
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -9,14 +10,15 @@ import (
 	"github.com/parloop/parloop/pslices"
 )
 
-// The sequential sort, which Sort and SortFunc run below their cutoff and
-// at their leaves, against slices: every length up to 40, every third one
-// up to 300 (every ninth under the race detector), each side of the
-// insertion-sort (12, 24) and ninther (128) cutoffs, and, without the race
-// detector, the package's longer lengths (under it, TestSortMatchesSlices
-// runs them through Sort); every shape; ints, floats with NaNs, infinities
-// and signed zeros, records by a comparison function, and strings up to
-// 300; with the full budget of bad splits and, up to 300, with a budget of
+// The sequential sort, which Sort and SortFunc run below their cutoff and at
+// their leaves, against slices: every length up to 40, every third one up to
+// 300 (every ninth under the race detector), each side of the insertion-sort
+// (12, 24) and ninther (128) cutoffs, and, without the race detector, the
+// package's longer lengths (under it, TestSortMatchesSlices runs them
+// through Sort); every shape; ints, floats with NaNs, infinities and signed
+// zeros, strings up to 300, and records and ints by a comparison function
+// (the comparator sort moves large elements into holes and swaps small
+// ones); with the full budget of bad splits and, up to 300, with a budget of
 // one, which hands a range to slices' pdqsort at its first bad split.
 func TestSortSequentialMatchesSlices(t *testing.T) {
 	step := 3
@@ -59,6 +61,11 @@ func TestSortSequentialMatchesSlices(t *testing.T) {
 				if !slices.IsSortedFunc(r, byKey) || !isPermutation(r, n) {
 					t.Fatalf("sequential sort (records %s, n=%d, budget %d): not a sorted permutation", shape, n, bad)
 				}
+				byFunc := slices.Clone(in)
+				pslices.SortSequentialFunc(byFunc, cmp.Compare[int], bad)
+				if !slices.Equal(byFunc, want) {
+					t.Fatalf("sequential sort (ints by a function, %s, n=%d, budget %d): differs from slices.Sort", shape, n, bad)
+				}
 				if n > 300 {
 					continue
 				}
@@ -100,8 +107,9 @@ func TestSortSequentialNaNs(t *testing.T) {
 
 // A comparison function that panics at its k-th call, for every k up to
 // the sort's number of calls, leaves the slice a permutation of its input:
-// the comparator sort lifts elements out of the slice (insertion sort and
-// partition) and must put them back wherever the panic strikes.
+// the comparator sort lifts large elements out of the slice (insertion sort
+// and partition) and must put them back wherever the panic strikes; small
+// elements it swaps.
 func TestSortSequentialFuncPanicsLeavePermutation(t *testing.T) {
 	ns := []int{17, 40, 150}
 	if raceEnabled {
@@ -109,30 +117,57 @@ func TestSortSequentialFuncPanicsLeavePermutation(t *testing.T) {
 	}
 	for _, n := range ns {
 		for _, shape := range []string{"random", "dups", "organ"} {
-			calls := 0
-			counting := func(a, b rec) int { calls++; return byKey(a, b) }
-			pslices.SortSequentialFunc(recs(shape, n, 10), counting, bitLen(n))
-			for after := range calls {
-				x := recs(shape, n, 10)
-				k := 0
-				cmp := func(a, b rec) int {
-					if k++; k > after {
-						panic(errBoom)
-					}
-					return byKey(a, b)
+			panicsLeavePermutation(t, "records", n, shape, func() []rec { return recs(shape, n, 10) }, byKey,
+				func(x []rec) bool { return isPermutation(x, n) })
+			small := func() []pair {
+				x := make([]pair, n)
+				for i, r := range recs(shape, n, 10) {
+					x[i] = pair{int32(r.key), int32(r.id)}
 				}
-				func() {
-					defer func() {
-						if recover() == nil {
-							t.Fatalf("sequential sort (%s, n=%d): no panic after %d of %d calls", shape, n, after, calls)
-						}
-					}()
-					pslices.SortSequentialFunc(x, cmp, bitLen(n))
-				}()
-				if !isPermutation(x, n) {
-					t.Fatalf("sequential sort (%s, n=%d, panic after %d calls): no longer a permutation of its input", shape, n, after)
-				}
+				return x
 			}
+			panicsLeavePermutation(t, "pairs", n, shape, small, byPairKey, func(x []pair) bool {
+				r := make([]rec, len(x))
+				for i, p := range x {
+					r[i].id = int(p.id)
+				}
+				return isPermutation(r, n)
+			})
+		}
+	}
+}
+
+// pair is an 8-byte element, which the comparator sort swaps.
+type pair struct{ key, id int32 }
+
+func byPairKey(a, b pair) int { return cmp.Compare(a.key, b.key) }
+
+// panicsLeavePermutation sorts the output of input with a comparator that
+// panics after k calls of cmp, for every k below the number of calls the
+// whole sort makes, and checks isPerm after each panic.
+func panicsLeavePermutation[E any](t *testing.T, kind string, n int, shape string, input func() []E, cmp func(a, b E) int, isPerm func([]E) bool) {
+	t.Helper()
+	calls := 0
+	pslices.SortSequentialFunc(input(), func(a, b E) int { calls++; return cmp(a, b) }, bitLen(n))
+	for after := range calls {
+		x := input()
+		k := 0
+		panicking := func(a, b E) int {
+			if k++; k > after {
+				panic(errBoom)
+			}
+			return cmp(a, b)
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatalf("sequential sort (%s %s, n=%d): no panic after %d of %d calls", kind, shape, n, after, calls)
+				}
+			}()
+			pslices.SortSequentialFunc(x, panicking, bitLen(n))
+		}()
+		if !isPerm(x) {
+			t.Fatalf("sequential sort (%s %s, n=%d, panic after %d calls): no longer a permutation of its input", kind, shape, n, after)
 		}
 	}
 }
