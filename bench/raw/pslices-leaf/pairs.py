@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""pairs.py: the paired ratios of run.sh's rounds (python3 pairs.py > pairs.txt).
+"""pairs.py [DIR]: the paired ratios of run.sh's rounds, from DIR (default:
+this script's directory); python3 pairs.py > pairs.txt.
 
 Round i of base.txt and round i of new.txt ran back to back, so each ratio
 below is taken within a round: old / new pslices (the A/B), and, within the
 new binary's process, peer / pslices (above 1: pslices faster). Each line:
 median of the per-round ratios, their range, and the medians of the times.
 """
-import collections, os, statistics
+import collections, os, statistics, sys
 
-here = os.path.dirname(os.path.abspath(__file__))
+here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 
 def load(name):
     rows = collections.defaultdict(list)
