@@ -28,9 +28,8 @@ const nintherLen = 128
 // slices' pdqsort: with 0 or less, x goes there at its first bad split.
 //
 // The pivot is taken out of the partition (moved to x[0], then between the
-// two sides), so that it is compared with no element again: for a range of
-// m elements split down to short ones, that spares about one comparison in
-// fifteen.
+// two sides), so that it is compared with no element again: that spares
+// about 6% of the comparisons of a sort of 10^4 elements.
 func sortSequential[E any, K kernel[E]](k K, x []E, hasLower bool, lower E, bad int) {
 	for short := k.shortLen(); len(x) > short; {
 		pi := medianPivot(k, x)
