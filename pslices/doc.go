@@ -10,9 +10,10 @@
 //	slices.IndexFunc(x, f)   →  pslices.IndexFunc(x, f)
 //
 // The work runs on a par pool: the default pool, or the one par.On names.
-// Short slices (a few thousand elements) are handled by the slices function
-// itself on the calling goroutine, where waking the pool would cost more
-// than it saves.
+// Short slices (a few thousand elements) are handled on the calling
+// goroutine, where waking the pool would cost more than it saves: by the
+// slices function itself, or, for Sort and SortFunc, by pslices' own
+// sequential sort.
 //
 // # Options
 //
@@ -69,11 +70,15 @@
 // The unstable sorts are a parallel quicksort: the two sides of each split
 // are sorted in parallel (par.Join), the first splits (over 2^20 elements)
 // are themselves parallel in-place partitions, and ranges of 8,192 elements
-// or fewer are sorted by slices' pdqsort on one worker. The stable sort is a
-// parallel merge sort. The searches share one engine (find.go). Scan,
-// ScanExclusive and DeleteFunc make one chained pass over blocks of about
-// 32 KiB: workers take blocks in index order, do the part that needs
-// nothing from earlier blocks (a block's sum; the calls of del), then take
-// the carry of the block before, publish their own and finish the block
-// while it is still in cache, so the slice is read from memory once.
+// or fewer are sorted on one worker by a sequential quicksort, whose
+// partition takes no branch on the comparison for ordered types and moves
+// each misplaced element once for SortFunc of large elements, with insertion
+// sort for short ranges; slices of up to 16,384 elements (8,192 for
+// SortFunc) are sorted by it on the caller. The stable sort is a parallel
+// merge sort. The searches share one engine (find.go). Scan, ScanExclusive
+// and DeleteFunc make one chained pass over blocks of about 32 KiB: workers
+// take blocks in index order, do the part that needs nothing from earlier
+// blocks (a block's sum; the calls of del), then take the carry of the block
+// before, publish their own and finish the block while it is still in cache,
+// so the slice is read from memory once.
 package pslices

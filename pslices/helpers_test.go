@@ -18,12 +18,13 @@ import (
 var long = flag.Bool("long", false, "try every shape at every length, and lengths of 2^20 and more")
 
 // lengths are the lengths the tests try: small ones, and each side of the
-// package's cutoffs (the sort and stable-sort cutoffs and leaves at 4,096
-// and 8,192, the merge pieces at 16,384, the chain blocks at 4,096 int64s
-// and their double, the parallel partition at 2^20), and one past two merge
+// package's cutoffs (the sort's leaves and SortFunc's cutoff at 8,192,
+// Sort's cutoff at 16,384, the stable sort's leaves and cutoff at 4,096 and
+// 8,192, the merge pieces at 16,384, the chain blocks at 4,096 int64s and
+// their double, the parallel partition at 2^20), and one past two merge
 // pieces. TestSortParallelPartition keeps one sort above 2^20 in every run.
 func lengths(t testing.TB) []int {
-	ls := []int{0, 1, 2, 3, 31, 32, 33, 64, 65, 1000, 4095, 4096, 4097, 8191, 8192, 8193, 8194, 12289, 16384, 1<<15 + 3}
+	ls := []int{0, 1, 2, 3, 31, 32, 33, 64, 65, 1000, 4095, 4096, 4097, 8191, 8192, 8193, 8194, 12289, 16384, 16385, 1<<15 + 3}
 	if !*long {
 		return ls
 	}

@@ -7,16 +7,17 @@ import (
 	"github.com/parloop/parloop/par"
 )
 
-// The unstable sorts: a parallel quicksort whose leaves are slices' pdqsort.
+// The unstable sorts: a parallel quicksort whose leaves are sequential sorts.
 //
 // A range longer than leafLen is split around a pivot (the median of a
 // spread sample) and its two sides sorted in parallel with par.Join; a
-// range of leafLen or fewer is sorted by slices.Sort or slices.SortFunc on
-// the worker that holds it. The split of a range of partitionParLen or more
+// range of leafLen or fewer is sorted on the worker that holds it by the
+// sequential sort (leafsort.go), on the element kernel (kernel.go) that the
+// parallel splits use too. The split of a range of partitionParLen or more
 // is itself parallel (partition.go), so the first levels, where there are
-// fewer ranges than workers, do not run on one core. Everything moves by
-// swaps, in place: the extra memory is the stack of the recursion, O(log n)
-// frames, and a small table per parallel split.
+// fewer ranges than workers, do not run on one core. Everything moves
+// within x, in place: the extra memory is the stack of the recursion,
+// O(log n) frames, and a small table per parallel split.
 //
 // As in pdqsort, a range whose lower bound (the previous pivot on its
 // left) equals its new pivot holds nothing smaller than the pivot: it is
@@ -27,13 +28,20 @@ import (
 // handed to slices' pdqsort, whose worst case is O(n log n).
 //
 // Before any of this, a sorted slice is returned as it is and a
-// non-increasing one reversed, each found in a parallel pass that stops at
-// the first element out of that order (for random data, at the second or
-// third element).
+// non-increasing one reversed, each found in a pass that stops at the first
+// element out of that order (for random data, at the second or third
+// element), parallel on long slices.
+//
+// Short slices are sorted on the caller by the sequential sort, where a
+// split's wake-up of a worker costs more than the split saves: up to 16,384
+// elements for Sort (10,000 ints take about 0.3 ms), up to 8,192 for
+// SortFunc, whose comparisons cost a call each (10,000 strings by
+// strings.Compare take about 2 ms).
 
 const (
-	sortCutoff      = 1 << 13 // slices shorter than this are sorted by slices on the caller
-	leafLen         = 1 << 13 // ranges this short are sorted by slices on one worker
+	sortCutoff      = 1 << 14 // Sort sorts slices this short on the caller
+	sortFuncCutoff  = 1 << 13 // SortFunc sorts slices this short on the caller
+	leafLen         = 1 << 13 // ranges this short are sorted on one worker
 	partitionParLen = 1 << 20 // ranges this long are split in parallel
 )
 
@@ -43,7 +51,7 @@ const (
 func Sort[S ~[]E, E cmp.Ordered](x S, opts ...par.Option) {
 	c := options("Sort", opts)
 	if len(x) <= sortCutoff {
-		slices.Sort(x)
+		sortOnCaller(orderedKernel[E]{}, x)
 		return
 	}
 	if firstDescent(x, c) < 0 {
@@ -70,8 +78,9 @@ func SortFunc[S ~[]E, E any](x S, cmp func(a, b E) int, opts ...par.Option) {
 	c := options("SortFunc", opts)
 	mustFunc("SortFunc", "cmp", cmp == nil)
 	defer wrapPanic()
-	if len(x) <= sortCutoff {
-		slices.SortFunc(x, cmp)
+	k := newFuncKernel(cmp)
+	if len(x) <= sortFuncCutoff {
+		sortOnCaller(k, x)
 		return
 	}
 	if firstDescentFunc(x, cmp, 0, c) < 0 {
@@ -81,8 +90,29 @@ func SortFunc[S ~[]E, E any](x S, cmp func(a, b E) int, opts ...par.Option) {
 		reverse(x, c)
 		return
 	}
-	q := quicksort[E, funcKernel[E]]{k: funcKernel[E]{cmp}, c: c}
+	q := quicksort[E, funcKernel[E]]{k: k, c: c}
 	q.sort(x, nil, bits(len(x)))
+}
+
+// sortOnCaller sorts a short x on the calling goroutine: as it is if
+// sorted, reversed if non-increasing, else by sortSequential.
+func sortOnCaller[E any, K kernel[E]](k K, x []E) {
+	i := 1
+	for i < len(x) && !k.less(x[i], x[i-1]) {
+		i++
+	}
+	if i >= len(x) {
+		return
+	}
+	i = 1
+	for i < len(x) && !k.less(x[i-1], x[i]) {
+		i++
+	}
+	if i == len(x) {
+		slices.Reverse(x)
+		return
+	}
+	sortSequential(k, x, false, x[0], bits(len(x)))
 }
 
 // firstNotDescending returns some i with x[i-1] < x[i], or -1 if x is
@@ -125,82 +155,4 @@ func bits(n int) int {
 		b++
 	}
 	return b
-}
-
-// kernel is what the quicksort needs of an element type: its order, a
-// sequential partition and a leaf sort. Its methods are called through the
-// instantiation's dictionary, once per range or block, so their loops keep
-// the element type's own comparisons (inlined < for ordered types).
-type kernel[E any] interface {
-	less(a, b E) bool
-	// partition moves the elements of x that go left of pivot p (x < p, or
-	// x <= p with orEqual) to its front, by swaps, and returns their number.
-	partition(x []E, p E, orEqual bool) int
-	sort(x []E)
-}
-
-type orderedKernel[E cmp.Ordered] struct{}
-
-func (orderedKernel[E]) less(a, b E) bool { return cmp.Less(a, b) }
-func (orderedKernel[E]) sort(x []E)       { slices.Sort(x) }
-
-// partition is a branchless Lomuto partition: every element is swapped
-// with the first right one and the boundary advances by the comparison's
-// result, so random data costs no mispredicted branches.
-func (orderedKernel[E]) partition(x []E, p E, orEqual bool) int {
-	k := 0
-	if orEqual {
-		for i := range x {
-			e := x[i]
-			x[i] = x[k]
-			x[k] = e
-			inc := 0
-			if !cmp.Less(p, e) {
-				inc = 1
-			}
-			k += inc
-		}
-		return k
-	}
-	for i := range x {
-		e := x[i]
-		x[i] = x[k]
-		x[k] = e
-		inc := 0
-		if cmp.Less(e, p) {
-			inc = 1
-		}
-		k += inc
-	}
-	return k
-}
-
-type funcKernel[E any] struct{ cmp func(a, b E) int }
-
-func (k funcKernel[E]) less(a, b E) bool { return k.cmp(a, b) < 0 }
-func (k funcKernel[E]) sort(x []E)       { slices.SortFunc(x, k.cmp) }
-
-// partition is Hoare's: it swaps only misplaced pairs, since elements
-// compared through a function are often large and a swap then costs more
-// than a mispredicted branch.
-func (k funcKernel[E]) partition(x []E, p E, orEqual bool) int {
-	limit := 0 // left: cmp(e, p) < limit
-	if orEqual {
-		limit = 1
-	}
-	i, j := 0, len(x)-1
-	for {
-		for i <= j && k.cmp(x[i], p) < limit {
-			i++
-		}
-		for i <= j && k.cmp(x[j], p) >= limit {
-			j--
-		}
-		if i >= j {
-			return i
-		}
-		x[i], x[j] = x[j], x[i]
-		i++
-		j--
-	}
 }
