@@ -113,11 +113,13 @@ func crowdedPool(sp *spec) (*Pool, int64) {
 		return nil, 0
 	}
 	p := Default()
-	if (sp.pool != nil && sp.pool != p) || p.exp.noCrowd {
+	if sp.pool != nil && sp.pool != p {
 		return nil, 0
 	}
+	// p.exp is written before the first layout is published: read it only
+	// after seeing one.
 	l := p.layout.Load()
-	if l == nil || l.active == 0 || l.wide() || p.closed.Load() {
+	if l == nil || p.exp.noCrowd || l.active == 0 || l.wide() || p.closed.Load() {
 		return nil, 0
 	}
 	k := platform.GoroutineKey()
