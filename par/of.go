@@ -95,6 +95,9 @@ func giveBox(t *task) {
 // allocated at every call, with what it captures. Otherwise as For.
 func ForOf[A any](n int, arg A, body func(arg A, i int), opts ...Option) {
 	mustBody("ForOf", "body", body == nil)
+	if nothingToDo(n, opts) {
+		return
+	}
 	sp, _ := makeSpec("ForOf", loopOptions, opts, n)
 	if n <= 0 {
 		return
@@ -123,6 +126,9 @@ func ForOf[A any](n int, arg A, body func(arg A, i int), opts ...Option) {
 func ReduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
 	mustBody("ReduceRangeOf", "leaf function", leaf == nil)
 	mustBody("ReduceRangeOf", "combine function", combine == nil)
+	if nothingToDo(n, opts) {
+		return identity
+	}
 	sp, deterministic := makeSpec("ReduceRangeOf", reduceOptions, opts, n)
 	if n <= 0 {
 		return identity

@@ -114,6 +114,11 @@ var optionUse = map[int]string{
 	allowWeighted:      "it applies to the loop verbs, the reductions and Fold",
 }
 
+// nothingToDo reports whether a call over n items has nothing to run and
+// no options to check: recursive walks call their verb at every leaf, and
+// this returns there before the call's spec is made.
+func nothingToDo(n int, opts []Option) bool { return n <= 0 && len(opts) == 0 }
+
 // makeSpec merges opts for a call of verb over n items, panicking on one
 // not in allow, and starts Track's count. No options cost a length test.
 func makeSpec(verb string, allow int, opts []Option, n int) (sp spec, deterministic bool) {

@@ -21,6 +21,9 @@ import (
 // allocates nothing of its own in the steady state.
 func For(n int, body func(i int), opts ...Option) {
 	mustBody("For", "body", body == nil)
+	if nothingToDo(n, opts) {
+		return
+	}
 	sp, _ := makeSpec("For", loopOptions, opts, n)
 	if n > 0 {
 		run(&sp, &job[none]{each: body}, n)
@@ -36,6 +39,9 @@ func For(n int, body func(i int), opts ...Option) {
 // boundary. Otherwise as For.
 func ForRange(n int, body func(lo, hi int), opts ...Option) {
 	mustBody("ForRange", "body", body == nil)
+	if nothingToDo(n, opts) {
+		return
+	}
 	sp, _ := makeSpec("ForRange", loopOptions, opts, n)
 	if n > 0 {
 		run(&sp, &job[none]{rng: body}, n)
@@ -136,6 +142,9 @@ func Reduce[T any](in []T, identity T, combine func(a, b T) T, opts ...Option) T
 func ReduceRange[T any](n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
 	mustBody("ReduceRange", "leaf function", leaf == nil)
 	mustBody("ReduceRange", "combine function", combine == nil)
+	if nothingToDo(n, opts) {
+		return identity
+	}
 	return reduce("ReduceRange", n, identity, leaf, combine, opts)
 }
 
