@@ -352,7 +352,7 @@ func TestFlatMapBlocking(t *testing.T) {
 		}
 		return nil
 	}
-	want := make([]int, 600)
+	want := make([]int, 300)
 	for i := range want {
 		want[i] = i
 	}
@@ -361,9 +361,9 @@ func TestFlatMapBlocking(t *testing.T) {
 			g.reset()
 			var q Pipe[int]
 			if form == "FlatMap" {
-				q = FlatMap(src.make(200), expand, Blocking(3))
+				q = FlatMap(src.make(100), expand, Blocking(3))
 			} else {
-				q = FlatMapErr(src.make(200), expandErr, Blocking(3))
+				q = FlatMapErr(src.make(100), expandErr, Blocking(3))
 			}
 			got, err := q.Collect()
 			if err != nil || !slices.Equal(got, want) {

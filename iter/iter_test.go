@@ -119,7 +119,7 @@ func TestMatchesSequential(t *testing.T) {
 			if os.streaming && !src.streaming {
 				continue
 			}
-			for _, n := range []int{0, 1, 5, longOr(20_000, 1500)} {
+			for _, n := range []int{0, 1, 5, longOr(20_000, 1500, 400)} {
 				name := src.name + "/" + os.name + "/" + strconv.Itoa(n)
 				w := want(n)
 				mk := func(extra ...Option) Pipe[int] {
@@ -247,7 +247,7 @@ func TestChunkedMatchesSequential(t *testing.T) {
 		return w
 	}
 	for _, src := range sources[:2] { // Slice and Range
-		for _, n := range []int{0, 1, chunkLen - 1, chunkLen, chunkLen + 1, 3*chunkLen + 7, longOr(100_000, 20_000)} {
+		for _, n := range []int{0, 1, chunkLen - 1, chunkLen, chunkLen + 1, 3*chunkLen + 7, longOr(100_000, 20_000, 4000)} {
 			name := src.name + "/" + strconv.Itoa(n)
 			mk := func(opts ...Option) Pipe[int] { return chunked(src.make(n, opts...)) }
 			if p := mk(); !p.chunked() {
@@ -273,7 +273,7 @@ func TestChunkedMatchesSequential(t *testing.T) {
 		q := Range(n).Filter(func(v int) bool { return v%2 == 0 }).Filter(func(v int) bool { return v%3 != 0 })
 		return Map(q, func(v int) int { return v / 2 })
 	}
-	for _, n := range []int{0, 5, 3*chunkLen + 1, longOr(100_000, 20_000)} {
+	for _, n := range []int{0, 5, 3*chunkLen + 1, longOr(100_000, 20_000, 4000)} {
 		var w []int
 		for v := range n {
 			if v%2 == 0 && v%3 != 0 {
@@ -286,7 +286,7 @@ func TestChunkedMatchesSequential(t *testing.T) {
 		checkReductions(t, "Filter/Filter/Map/"+strconv.Itoa(n), func(...Option) Pipe[int] { return twice(n) }, w)
 	}
 	// A Map straight after the source, folded by Reduce in its loop.
-	for _, n := range []int{0, 1, chunkLen + 1, longOr(100_000, 20_000)} {
+	for _, n := range []int{0, 1, chunkLen + 1, longOr(100_000, 20_000, 4000)} {
 		got, err := Map(Range(n), func(v int) int { return 3 * v }).Reduce(-1, func(a, b int) int { return max(a, b) })
 		if want := 3*n - 3; err != nil || got != max(want, -1) {
 			t.Fatalf("Map, Reduce over %d: %d, %v; want %d", n, got, err, want)
@@ -357,7 +357,7 @@ func TestReduceIsOrderedLeftFold(t *testing.T) {
 				continue
 			}
 			for _, sh := range shapes {
-				for _, n := range []int{0, 1, chunkLen + 1, longOr(20_000, 2000)} {
+				for _, n := range []int{0, 1, chunkLen + 1, longOr(20_000, 2000, 600)} {
 					var b strings.Builder
 					b.WriteString("<")
 					for v := range n {

@@ -11,13 +11,18 @@ import (
 )
 
 // long runs the tests over bigger inputs (go test ./iter -long); CI passes
-// it. Without it the package's tests stay within seconds under -race.
+// it, under -race. Without it the package's tests stay within seconds under
+// -race, with smaller inputs still under the race detector.
 var long = flag.Bool("long", false, "run the tests over bigger inputs")
 
-// longOr is full with -long, else short.
-func longOr(full, short int) int {
-	if *long {
+// longOr is full with -long, else short, or shortRace under the race
+// detector, where each step costs several times more.
+func longOr(full, short, shortRace int) int {
+	switch {
+	case *long:
 		return full
+	case raceEnabled:
+		return shortRace
 	}
 	return short
 }

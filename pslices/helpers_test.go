@@ -13,8 +13,9 @@ import (
 // long selects the long runs: every shape at every length, the lengths of
 // 2^20 and more (without the race detector), and the bigger panicking
 // sorts. By default the tests try every length and, above 4,097, three of
-// the shapes at each (random and two others, in turn), sized so that the
-// package's tests take a few seconds under the race detector. CI runs both.
+// the shapes at each (random and two others, in turn; under the race
+// detector, random and one other), sized so that the package's tests take
+// a few seconds under the race detector. CI runs both.
 var long = flag.Bool("long", false, "try every shape at every length, and lengths of 2^20 and more")
 
 // lengths are the lengths the tests try: small ones, and each side of the
@@ -37,10 +38,15 @@ func lengths(t testing.TB) []int {
 
 // shapesAt returns the shapes to try at length n: every shape up to 4,097
 // and under -long; above, "random" and two others, which change with n so
-// that each shape is tried at several lengths past the cutoffs.
+// that each shape is tried at several lengths past the cutoffs. Under the
+// race detector it is "random" and one other, picked so that each of the
+// seven others is tried at one of the eight lengths past 4,097.
 func shapesAt(n int) []string {
 	if *long || n <= 4097 {
 		return shapes
+	}
+	if raceEnabled {
+		return []string{shapes[0], shapes[1+(n^n>>4)%(len(shapes)-1)]}
 	}
 	k := (n ^ n>>12) % (len(shapes) - 1)
 	return []string{shapes[0], shapes[1+k], shapes[1+(k+1)%(len(shapes)-1)]}

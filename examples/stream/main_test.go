@@ -9,9 +9,13 @@ import (
 )
 
 // Catches: lost or doubled records, and a wrong merge, against the
-// sequential loop.
+// sequential loop, over 100,000 lines (30,000 under the race detector
+// without -long).
 func TestMatchesSequential(t *testing.T) {
-	const n = 100_000
+	n := 100_000
+	if raceEnabled && !*long {
+		n = 30_000
+	}
 	want := newStats()
 	for line := range lines(n) {
 		if r := parse(line); r.value > 0 {
@@ -32,9 +36,11 @@ func TestMatchesSequential(t *testing.T) {
 	}
 }
 
-// long selects the long run of TestMemoryIsConstant: a million lines
-// against 100,000, instead of 300,000 against 30,000.
-var long = flag.Bool("long", false, "stream a million lines in TestMemoryIsConstant")
+// long selects the long runs: TestMemoryIsConstant streams a million lines
+// against 100,000, instead of 300,000 against 30,000 (150,000 against
+// 15,000 under the race detector), and TestMatchesSequential its 100,000
+// lines under the race detector too.
+var long = flag.Bool("long", false, "stream a million lines in TestMemoryIsConstant, and full-size runs under the race detector")
 
 // Catches: memory that grows with the stream (batches piling up between
 // the producer and the runners, or results kept): ten times the lines must
@@ -46,8 +52,11 @@ func TestMemoryIsConstant(t *testing.T) {
 		t.Skip("runs 300,000 lines")
 	}
 	n := 300_000
-	if *long {
+	switch {
+	case *long:
 		n = 1_000_000
+	case raceEnabled:
+		n = 150_000
 	}
 	peak := func(n int) uint64 {
 		stop := peakHeap()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -23,6 +24,22 @@ import (
 // The command starts goroutines (its pool, the semaphore strategy's, the
 // progress bar's): none may be left behind.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// long runs the tests on full-size inputs under the race detector too
+// (go test -race ./examples/tfidf -long); CI passes it. Without it, under
+// the race detector, TestStrategiesAgree and TestOutput write files a
+// quarter of the size and TestCountMatchesReference checks a quarter of the
+// texts, so that the package's tests take seconds.
+var long = flag.Bool("long", false, "run the tests on full-size inputs under the race detector too")
+
+// sizeScale is what the tests multiply their file sizes by: 1, or 1/4 under
+// the race detector without -long.
+func sizeScale() float64 {
+	if raceEnabled && !*long {
+		return 0.25
+	}
+	return 1
+}
 
 // vocabulary is what the generated files are written in: a few Go words and
 // many made-up ones, so that some terms are common and most are rare.
@@ -107,7 +124,7 @@ func buildWith(t testing.TB, c *corpus, name string, pool *par.Pool) *Index {
 // sequential build's.
 func TestStrategiesAgree(t *testing.T) {
 	dir := t.TempDir()
-	makeCorpus(t, dir, 300, 1)
+	makeCorpus(t, dir, 300, sizeScale())
 	c, err := walk(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +235,7 @@ func hitsOf(t *testing.T, out string) [][]string {
 // terminal.
 func TestOutput(t *testing.T) {
 	dir := t.TempDir()
-	makeCorpus(t, dir, 120, 1)
+	makeCorpus(t, dir, 120, sizeScale())
 	var out, errb bytes.Buffer
 	if rc := run([]string{"-dir", dir, "goroutine", "Channel"}, &out, &errb); rc != 0 {
 		t.Fatalf("exit %d: %s", rc, errb.String())

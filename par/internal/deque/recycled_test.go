@@ -7,12 +7,17 @@ import "testing"
 // NewRecycled and runs those suites again.
 var newIntDeque = New[int]
 
+// recycling is set while TestRecycled runs the suites on NewRecycled.
+var recycling bool
+
 // Catches: a NewRecycled deque whose skipped slot stores or uncleared slots
 // break exactly-once, order or linearizability (for example a Push that
-// skips the store although the slot holds another element).
+// skips the store although the slot holds another element). Without -long
+// its schedule exploration covers the witnesses only (see
+// TestSchedulesExhaustive).
 func TestRecycled(t *testing.T) {
-	newIntDeque = NewRecycled[int]
-	defer func() { newIntDeque = New[int] }()
+	newIntDeque, recycling = NewRecycled[int], true
+	defer func() { newIntDeque, recycling = New[int], false }()
 	suites := []struct {
 		name string
 		run  func(*testing.T)

@@ -202,8 +202,17 @@ func choices(trace []schedStep) []int {
 // TestSchedulesExhaustive explores, under -long, every program of up to
 // two owner operations, three steals and three prefilled elements, with at
 // most two preemptions (123,377 schedules). By default it explores every
-// program with at most one preemption and, with two, the witnesses below.
+// program with at most one preemption and, with two, the witnesses below;
+// on the recycled deque (TestRecycled), the witnesses only.
 func TestSchedulesExhaustive(t *testing.T) {
+	if recycling && !*long {
+		total := 0
+		for _, c := range witnesses {
+			total += explore(t, c, 2)
+		}
+		t.Logf("%d programs, %d schedules with at most 2 preemptions", len(witnesses), total)
+		return
+	}
 	var configs []schedConfig
 	for prefill := range 4 {
 		for _, owner := range sequences([]int{opPush, opPop}, 2)[1:] {
