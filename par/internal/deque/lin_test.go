@@ -179,7 +179,7 @@ func TestLinearizabilityChecker(t *testing.T) {
 // read), and checks each one. On a machine whose CPUs other processes
 // hold, the goroutines of a history may all run one after another; it
 // then records more histories, up to ten times as many, until some
-// overlap.
+// overlap. If none does, the short run skips and the long run fails.
 func TestLinearizable(t *testing.T) {
 	runs := sized(200, 3000)
 	var grew, retries, overlapping int
@@ -213,6 +213,12 @@ func TestLinearizable(t *testing.T) {
 		// short to be preempted in the middle: the histories are
 		// sequential. TestSchedulesExhaustive covers the interleavings.
 		t.Log("GOMAXPROCS=1: no overlapping histories, as expected")
+	case !*long:
+		// Under a load that keeps the goroutines of every history apart
+		// (seen at a load average of 5 on two CPUs: one history in 300
+		// overlapped) the short run may find none; it says so rather than
+		// pass. The long run records ten times as many.
+		t.Skipf("none of %d histories had overlapping operations: the machine ran their goroutines one after another", seed)
 	default:
 		t.Error("no history had overlapping operations: the test checks nothing concurrent")
 	}
