@@ -116,10 +116,11 @@ func crowdedPool(sp *spec) (*Pool, int64) {
 	if sp.pool != nil && sp.pool != p {
 		return nil, 0
 	}
-	// p.exp is written before the first layout is published: read it only
+	// p.exp is written when the pool starts, before it publishes a layout
+	// with workers (the layout init makes first has none): read it only
 	// after seeing one.
 	l := p.layout.Load()
-	if l == nil || p.exp.noCrowd || l.active == 0 || l.wide() || p.closed.Load() {
+	if l == nil || l.active == 0 || p.exp.noCrowd || l.wide() || p.closed.Load() {
 		return nil, 0
 	}
 	k := platform.GoroutineKey()
