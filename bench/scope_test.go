@@ -14,7 +14,8 @@ import (
 
 // BenchmarkScopeSpawn spawns 10^6 tasks of about 1 µs from 1,000 tasks that
 // each spawn 1,000 (the shape of dynamic parallelism): seq runs the
-// same bodies in a loop; the peers are a goroutine per task with a
+// same bodies in a loop, and bound runs its two halves on two goroutines at
+// once (the most two workers can do); the peers are a goroutine per task with a
 // WaitGroup, errgroup with SetLimit(GOMAXPROCS), and conc's pool.
 func BenchmarkScopeSpawn(b *testing.B) {
 	outer, inner := 1000, 1000
@@ -39,6 +40,22 @@ func BenchmarkScopeSpawn(b *testing.B) {
 				}
 				count.Add(uint64(inner))
 			}
+		}},
+		{"bound", func(count *atomic.Uint64) {
+			// The loop's two halves on two goroutines at once: what two
+			// workers can do with these bodies, and no scheduler.
+			var wg sync.WaitGroup
+			for h := range 2 {
+				wg.Go(func() {
+					for j := h * outer / 2; j < (h+1)*outer/2; j++ {
+						for i := range inner {
+							body(j*inner + i)
+						}
+						count.Add(uint64(inner))
+					}
+				})
+			}
+			wg.Wait()
 		}},
 		{"par.Scope", func(count *atomic.Uint64) {
 			par.Scope(func(s *par.Spawner) {

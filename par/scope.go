@@ -262,22 +262,36 @@ func (s *slot) runSpawned(t *task) {
 	sc.run(fn, efn)
 }
 
-// run runs a task (or the body) unless the scope has stopped, recording a
-// panic, a Goexit (which then goes on) or efn's error as the scope's
-// failure, then counts it finished.
+// run runs a task (or the body) unless the scope has stopped, then counts
+// it finished.
 func (sc *scope) run(fn func(), efn func() error) {
-	defer sc.finish() // a Goexit must still count it
-	if sc.stopped() {
-		return
+	if !sc.stopped() {
+		sc.call(fn, efn)
 	}
+	sc.finish()
+}
+
+// call calls one of fn and efn, recording a panic, a Goexit or efn's error
+// as the scope's failure. A Goexit goes on past run, so failed counts the
+// task finished then.
+func (sc *scope) call(fn func(), efn func() error) {
 	c := catcher{lo: -1, hi: -1}
-	defer c.catch(&sc.stop, sc.fail)
+	defer c.catch(&sc.stop, sc.failed)
 	if fn != nil {
 		fn()
 	} else if err := efn(); err != nil {
 		sc.setErr(err)
 	}
 	c.returned = true
+}
+
+// failed records the panic or Goexit of a task (or the body); a Goexit
+// also counts it finished, as run does not go on to.
+func (sc *scope) failed(pe *PanicError) {
+	sc.fail(pe)
+	if pe.goexit {
+		sc.finish()
+	}
 }
 
 // stopped reports whether tasks no longer start: a failure, or ScopeErr's

@@ -39,7 +39,10 @@ import (
 // the owner runs a leaf without forking waits for its next fork or pop.
 
 // privMax is the capacity of the private stack; a fork that finds it full
-// shares the oldest half first.
+// shares the oldest half first, except at parallelism 1, where nobody
+// would take them: the stack grows instead (until the slot goes idle), so
+// that a burst of spawns, or forks nested deeper than privMax, never pays
+// for the deque's fences.
 const privMax = 32
 
 // pushForkTask pushes a fork's task t, or a spawned one (scope.go),
@@ -47,7 +50,7 @@ const privMax = 32
 // parallelism is 1; else it shares.
 func (s *slot) pushForkTask(t *task) {
 	n := s.nPriv
-	if n < privMax && !s.want.Load() && (s.dq.Len() != 0 || s.pool.solo.Load()) {
+	if n < len(s.priv) && !s.want.Load() && (s.pool.solo.Load() || s.dq.Len() != 0) {
 		if s.priv[n] != t { // a recycled task at the same depth: no store, no write barrier
 			s.priv[n] = t
 		}
@@ -67,9 +70,14 @@ func (s *slot) pushForkTask(t *task) {
 // pushes t privately and shares the oldest half.
 func (s *slot) pushFork(t *task) {
 	n := s.nPriv
-	if n == privMax {
-		s.share(n / 2)
-		n = s.nPriv
+	if n == len(s.priv) {
+		if s.pool.solo.Load() {
+			s.priv = append(s.priv, nil)
+			s.priv = s.priv[:cap(s.priv)]
+		} else {
+			s.share(n / 2)
+			n = s.nPriv
+		}
 	}
 	if s.priv[n] != t { // a recycled task at the same depth: no store, no write barrier
 		s.priv[n] = t
@@ -124,7 +132,7 @@ func (s *slot) share(k int) {
 		}
 		s.dq.Push(t)
 	}
-	s.nPriv = copy(s.priv[:], s.priv[k:s.nPriv])
+	s.nPriv = copy(s.priv, s.priv[k:s.nPriv])
 	s.clearWant()
 	s.pool.notify()
 }

@@ -19,8 +19,9 @@ type slot struct {
 
 	dq *deque.Deque[task]
 
-	// The private stack of newest forks, and thieves' want flag (share.go).
-	priv  [privMax]*task
+	// The private stack of newest forks (privMax long, longer at
+	// parallelism 1), and thieves' want flag (share.go).
+	priv  []*task
 	nPriv int
 	_     cpu.CacheLinePad
 	want  atomic.Bool
@@ -38,10 +39,9 @@ type slot struct {
 	guestPool atomic.Pointer[Pool]
 	seatTree  atomic.Uint64
 
-	freeTasks   [maxFree]*task // a stack: see task.go
-	nFreeTasks  int
-	spares      *spareList // free tasks beyond maxFree (task.go)
-	sparesTried bool       // spares was looked for since the slot last went idle
+	free        []*task    // free tasks, a stack (task.go)
+	spares      *spareList // an empty spare list, kept for the next hand-over (task.go)
+	sparesTried bool       // a spare list was looked for since the slot last went idle
 	freeJoins   *join
 	remoteTasks atomic.Pointer[task] // freed here by other slots (task.go)
 	remoteJoins atomic.Pointer[join]
@@ -80,6 +80,7 @@ func newSlot(p *Pool, id int32, worker bool) *slot {
 		worker: worker,
 		cpu:    -1,
 		dq:     deque.NewRecycled[task](64),
+		priv:   make([]*task, privMax),
 		wake:   make(chan struct{}, 1),
 		rng:    uint64(id)*0x9e3779b97f4a7c15 + 1,
 		stats:  new(slotStats),

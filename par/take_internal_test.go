@@ -73,3 +73,61 @@ func TestCutGoesByTheCallsTree(t *testing.T) {
 	}
 	owner.closeCut(piece)
 }
+
+// At parallelism 1 the private stack grows instead of sharing (nobody
+// would steal), and shares once the pool has a worker again (P2); idle
+// clears what grew, and hands the free tasks beyond maxFree over as a
+// spare list that the next burst takes instead of allocating.
+func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
+	p := NewPool(Workers(1))
+	defer p.Close()
+	p.ensureStarted()
+	s := newSlot(p, 0, true)
+	p.solo.Store(true)
+	const burst = 5 * privMax
+	tasks := make([]*task, burst)
+	for i := range tasks {
+		tasks[i] = s.newTask()
+		tasks[i].kind = taskSpawn
+		s.pushForkTask(tasks[i])
+	}
+	if s.nPriv != burst || s.dq.Len() != 0 {
+		t.Fatalf("solo burst of %d: %d private, %d in the deque; want all private", burst, s.nPriv, s.dq.Len())
+	}
+	p.solo.Store(false)
+	extra := s.newTask()
+	s.pushForkTask(extra) // the deque is empty and thieves may come: share
+	if s.dq.Len() == 0 {
+		t.Fatal("a push with the pool no longer solo left the deque empty")
+	}
+	for i := 0; i <= burst; i++ {
+		x := s.popLocal()
+		if x == nil {
+			t.Fatalf("pop %d of %d found nothing", i, burst+1)
+		}
+		s.freeTask(x)
+	}
+	if x := s.popLocal(); x != nil {
+		t.Fatal("a task popped twice")
+	}
+	if len(s.free) != burst+1 {
+		t.Fatalf("free list holds %d tasks, want %d", len(s.free), burst+1)
+	}
+	s.dropBoxes()
+	for i, x := range s.priv[privMax:] {
+		if x != nil {
+			t.Fatalf("idle left the grown private stack's entry %d set", privMax+i)
+		}
+	}
+	if len(s.free) != maxFree {
+		t.Fatalf("idle kept %d free tasks, want %d", len(s.free), maxFree)
+	}
+	for range maxFree {
+		s.newTask()
+	}
+	// The spare list is back in spareLists; a sync.Pool may drop it (a GC),
+	// so a fresh task is allowed, but one from the spares must be rehomed.
+	if x := s.newTask(); x.home != s {
+		t.Fatal("a spare task taken from another hand-over kept its old home")
+	}
+}

@@ -63,74 +63,80 @@ type join struct {
 	next    *join // free list link (local or remote)
 }
 
-// Free lists. Each slot keeps up to maxFree tasks and joins, so that forks
-// and splits allocate nothing in the steady state. Every task and join
-// returns to its home, the slot that allocated it: from another slot by a
-// push onto the home's remote list (a lock-free stack: CAS to push, and the
-// owner takes the whole list with one Swap, so there is no ABA), which the
-// owner drains when its own runs dry. The task list is an array used as a
-// stack: a fork takes the top task and its join puts it back there, so the
-// steady state writes no pointer (a GC write barrier while marking).
+// Free lists. Each slot keeps the tasks and joins it allocated and got
+// back, so that forks, splits and spawns allocate nothing in the steady
+// state. Every task and join returns to its home, the slot that allocated
+// it: from another slot by a push onto the home's remote list (a lock-free
+// stack: CAS to push, and the owner takes the whole list with one Swap, so
+// there is no ABA), which the owner drains when its own runs dry. The task
+// list is a slice used as a stack: a fork takes the top task and its join
+// puts it back there, so the steady state writes no pointer (a GC write
+// barrier while marking).
+//
+// The task list grows as far as a burst needs (a scope's body that spawns
+// a thousand tasks before one runs needs a thousand at once). When the slot
+// goes idle it keeps maxFree and hands the rest, as a spare list, to
+// spareLists, from which a slot whose list runs dry takes one (once until
+// it next goes idle): a burst of spawns allocates only the first time, and
+// the GC can still have the spares of a program that no longer spawns.
 const maxFree = 64
 
-// newTask returns a task homed at s, cleared but for a fork's run and box
-// (fork.go reuses a box of the right type).
-func (s *slot) newTask() *task {
-	if s.nFreeTasks == 0 {
-		if s.remoteTasks.Load() != nil {
-			for t := s.remoteTasks.Swap(nil); t != nil; {
-				next := t.rnext
-				t.rnext = nil
-				s.recycleTask(t)
-				t = next
-			}
-		}
-		if s.nFreeTasks == 0 {
-			if s.spares == nil && !s.sparesTried {
-				s.spares, _ = spareLists.Get().(*spareList)
-				s.sparesTried = true
-			}
-			if sp := s.spares; sp != nil && len(sp.tasks) > 0 {
-				n := len(sp.tasks) - 1
-				t := sp.tasks[n]
-				sp.tasks[n] = nil
-				sp.tasks = sp.tasks[:n]
-				t.home = s
-				return t
-			}
-			return &task{home: s}
-		}
-	}
-	s.nFreeTasks--
-	return s.freeTasks[s.nFreeTasks]
-}
-
-// Spare tasks. A scope's body that spawns a thousand tasks before one runs
-// needs a thousand at once, beyond the free list: the tasks that find it
-// full go to the slot's spare list, which the slot hands to spareLists when
-// it goes idle and takes one from when it next needs a spare, so that a
-// burst of spawns allocates only the first time, and the GC can still
-// have the spares of a program that no longer spawns.
+// spareList is free tasks handed over by a slot that went idle.
 type spareList struct{ tasks []*task }
 
 var spareLists sync.Pool
 
-// recycleTask puts a task homed at s back on s's free list, or on its
-// spare list if that is full.
-func (s *slot) recycleTask(t *task) {
-	if s.nFreeTasks == maxFree { // a spare keeps its box, as a free task does
-		if s.spares == nil {
-			if s.spares, _ = spareLists.Get().(*spareList); s.spares == nil {
-				s.spares = new(spareList)
-			}
+// newTask returns a task homed at s, cleared but for a fork's run and box
+// (fork.go reuses a box of the right type).
+func (s *slot) newTask() *task {
+	n := len(s.free)
+	if n == 0 {
+		if n = s.refill(); n == 0 {
+			return &task{home: s}
 		}
-		s.spares.tasks = append(s.spares.tasks, t)
+	}
+	t := s.free[n-1]
+	s.free = s.free[:n-1]
+	return t
+}
+
+// refill fills s's empty task list from its remote list, or else from a
+// spare list, and returns its length.
+func (s *slot) refill() int {
+	if s.remoteTasks.Load() != nil {
+		for t := s.remoteTasks.Swap(nil); t != nil; {
+			next := t.rnext
+			t.rnext = nil
+			s.recycleTask(t)
+			t = next
+		}
+	}
+	if len(s.free) == 0 && !s.sparesTried {
+		s.sparesTried = true
+		if sp, _ := spareLists.Get().(*spareList); sp != nil {
+			for _, t := range sp.tasks {
+				t.home = s
+			}
+			s.free = append(s.free, sp.tasks...)
+			clear(sp.tasks)
+			sp.tasks = sp.tasks[:0]
+			s.spares = sp // reused when s next hands spares over
+		}
+	}
+	return len(s.free)
+}
+
+// recycleTask puts a task homed at s back on s's free list.
+func (s *slot) recycleTask(t *task) {
+	n := len(s.free)
+	if n == cap(s.free) {
+		s.free = append(s.free, t)
 		return
 	}
-	if s.freeTasks[s.nFreeTasks] != t {
-		s.freeTasks[s.nFreeTasks] = t
+	s.free = s.free[:n+1]
+	if s.free[n] != t {
+		s.free[n] = t
 	}
-	s.nFreeTasks++
 }
 
 // freeTask clears a piece or a spawned task and sends it home. The caller must own t. It
@@ -148,22 +154,30 @@ func (s *slot) freeTask(t *task) {
 }
 
 // dropBoxes lets the GC have the boxes free fork tasks keep (fork.go), with
-// their g and argument, and the spare tasks; called when the slot goes idle
-// (a park, a guest leaving its seat).
+// their g and argument, and the tasks beyond maxFree, which it hands over
+// as a spare list, and which a grown private stack may point to; called
+// when the slot goes idle (a park, a guest leaving its seat).
 func (s *slot) dropBoxes() {
-	if s.spares != nil {
-		for _, t := range s.spares.tasks {
-			t.run, t.box = nil, nil
-		}
-		spareLists.Put(s.spares)
-		s.spares = nil
+	if len(s.priv) > privMax && s.nPriv <= privMax { // grown at parallelism 1 (share.go)
+		clear(s.priv[privMax:])
 	}
-	s.sparesTried = false
-	for _, t := range s.freeTasks[:s.nFreeTasks] {
+	for _, t := range s.free {
 		if t.box != nil {
 			t.run, t.box = nil, nil
 		}
 	}
+	if len(s.free) > maxFree {
+		sp := s.spares
+		if sp == nil {
+			sp = new(spareList)
+		}
+		sp.tasks = append(sp.tasks, s.free[maxFree:]...)
+		clear(s.free[maxFree:cap(s.free)])
+		s.free = s.free[:maxFree]
+		spareLists.Put(sp)
+		s.spares = nil
+	}
+	s.sparesTried = false
 }
 
 // newJoin returns a cleared join homed at s.
