@@ -38,11 +38,12 @@ import (
 // (sleep.go). The price of private forks: a worker that goes idle while
 // the owner runs a leaf without forking waits for its next fork or pop.
 
-// privMax is the capacity of the private stack; a fork that finds it full
-// shares the oldest half first, except at parallelism 1, where nobody
-// would take them: the stack grows instead (until the slot goes idle), so
-// that a burst of spawns, or forks nested deeper than privMax, never pays
-// for the deque's fences.
+// privMax is the private stack's first capacity. A fork that finds it full
+// shares the oldest half first if thieves have nothing of the slot's or
+// one asked; otherwise (P2 holds already), or at parallelism 1, the stack
+// grows, until the slot goes idle: a burst of spawns, or forks nested
+// deeper than privMax, then pays for the deque's fences only as often as
+// thieves ask.
 const privMax = 32
 
 // pushForkTask pushes a fork's task t, or a spawned one (scope.go),
@@ -71,7 +72,7 @@ func (s *slot) pushForkTask(t *task) {
 func (s *slot) pushFork(t *task) {
 	n := s.nPriv
 	if n == len(s.priv) {
-		if s.pool.solo.Load() {
+		if s.pool.solo.Load() || (s.dq.Len() != 0 && !s.want.Load()) {
 			s.priv = append(s.priv, nil)
 			s.priv = s.priv[:cap(s.priv)]
 		} else {
