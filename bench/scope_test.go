@@ -15,7 +15,8 @@ import (
 // BenchmarkScopeSpawn spawns 10^6 tasks of about 1 µs from 1,000 tasks that
 // each spawn 1,000 (the shape of dynamic parallelism): seq runs the
 // same bodies in a loop, and bound runs its two halves on two goroutines at
-// once (the most two workers can do); the peers are a goroutine per task with a
+// once (the most two workers can do), bound-closures the same with a
+// closure made for each body, as the spawns make them; the peers are a goroutine per task with a
 // WaitGroup, errgroup with SetLimit(GOMAXPROCS), and conc's pool.
 func BenchmarkScopeSpawn(b *testing.B) {
 	outer, inner := 1000, 1000
@@ -55,6 +56,27 @@ func BenchmarkScopeSpawn(b *testing.B) {
 							body(j*inner + i)
 						}
 							}
+				})
+			}
+			wg.Wait()
+		}},
+		{"bound-closures", func() {
+			// bound with the closure each task is: each half makes the
+			// 1,000 closures of an outer task, as its spawns do, then
+			// calls them; what two workers can do with the tasks the
+			// caller wrote, allocations and collector included.
+			var wg sync.WaitGroup
+			for h := range 2 {
+				wg.Go(func() {
+					fs := make([]func(), inner)
+					for j := h * outer / 2; j < (h+1)*outer/2; j++ {
+						for i := range inner {
+							fs[i] = func() { body(j*inner + i) }
+						}
+						for i := len(fs) - 1; i >= 0; i-- {
+							fs[i]()
+						}
+					}
 				})
 			}
 			wg.Wait()

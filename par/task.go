@@ -97,6 +97,9 @@ func (s *slot) newTask() *task {
 	}
 	t := s.free[n-1]
 	s.free = s.free[:n-1]
+	if t.home != s { // a spare from another slot's hand-over
+		t.home = s
+	}
 	return t
 }
 
@@ -114,10 +117,7 @@ func (s *slot) refill() int {
 	if len(s.free) == 0 && !s.sparesTried {
 		s.sparesTried = true
 		if sp, _ := spareLists.Get().(*spareList); sp != nil {
-			for _, t := range sp.tasks {
-				t.home = s
-			}
-			s.free = append(s.free, sp.tasks...)
+			s.free = append(s.free, sp.tasks...) // rehomed as newTask takes them
 			clear(sp.tasks)
 			sp.tasks = sp.tasks[:0]
 			s.spares = sp // reused when s next hands spares over
@@ -161,18 +161,20 @@ func (s *slot) dropBoxes() {
 	if len(s.priv) > privMax && s.nPriv <= privMax { // grown at parallelism 1 (share.go)
 		clear(s.priv[privMax:])
 	}
-	for _, t := range s.free {
+	for _, t := range s.free[:min(len(s.free), maxFree)] {
 		if t.box != nil {
 			t.run, t.box = nil, nil
 		}
 	}
-	if len(s.free) > maxFree {
+	if n := len(s.free); n > maxFree {
+		// The spares keep their boxes, untouched: spareLists lets the GC
+		// have them, boxes and all, if nobody takes them.
 		sp := s.spares
 		if sp == nil {
 			sp = new(spareList)
 		}
 		sp.tasks = append(sp.tasks, s.free[maxFree:]...)
-		clear(s.free[maxFree:cap(s.free)])
+		clear(s.free[maxFree:cap(s.free)]) // the stale entries too: they may point at spares
 		s.free = s.free[:maxFree]
 		spareLists.Put(sp)
 		s.spares = nil
