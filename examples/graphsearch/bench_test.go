@@ -11,7 +11,8 @@ import (
 var benchGraph = sync.OnceValue(func() *Graph { return Generate(1_000_000, 1) })
 
 // BenchmarkSearch times each strategy on the command's default graph and
-// work: compare them with benchstat, alternated by -count.
+// work, and the bound two workers set: compare them with benchstat,
+// alternated by -count.
 func BenchmarkSearch(b *testing.B) {
 	g := benchGraph()
 	pool := par.NewPool()
@@ -23,6 +24,18 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		})
 	}
+	// Two sequential searches at once, on two goroutines: twice the work
+	// with no scheduler and no sharing, so 2 × sequential / bound is the
+	// most a search on two workers can gain over the sequential one here.
+	b.Run("bound", func(b *testing.B) {
+		for b.Loop() {
+			var wg sync.WaitGroup
+			for range 2 {
+				wg.Go(func() { searchSequential(pool, g, 0, 8) })
+			}
+			wg.Wait()
+		}
+	})
 }
 
 // BenchmarkKeys is the search's work without the graph: the keys of the
