@@ -259,7 +259,10 @@ func (s *slot) runSpawned(t *task) {
 	s.unflushedPieces++
 	sc, fn, efn := t.scope, t.fn, t.efn
 	s.freeTask(t)
-	sc.run(fn, efn)
+	if !sc.stopped() { // sc.run, written out: a call less a task
+		sc.call(fn, efn)
+	}
+	sc.finish()
 }
 
 // run runs a task (or the body) unless the scope has stopped, then counts
