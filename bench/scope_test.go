@@ -23,16 +23,21 @@ func BenchmarkScopeSpawn(b *testing.B) {
 	if testing.Short() {
 		outer = 10
 	}
-	// Each body marks its own byte of ran, checked after each run: a
-	// shared counter would cost the parallel rows a contended atomic a
-	// body, more than the scheduler does.
-	ran := make([]bool, outer*inner)
+	// Each body marks its own cache line of ran, checked after each run: a
+	// shared counter would cost every parallel row a contended atomic a
+	// body, and marks that share lines would cost a row more the more
+	// often it runs neighbouring bodies on different cores.
+	type mark struct {
+		ran bool
+		_   [63]byte
+	}
+	ran := make([]mark, outer*inner)
 	var sink atomic.Uint64
 	body := func(i int) {
 		if workloads.Work1us(uint64(i)) == 0 {
 			sink.Add(1)
 		}
-		ran[i] = true
+		ran[i].ran = true
 	}
 	for _, impl := range []struct {
 		name string
@@ -143,11 +148,11 @@ func BenchmarkScopeSpawn(b *testing.B) {
 			m := start(b, pl)
 			for range b.N {
 				impl.run()
-				for i, r := range ran {
-					if !r {
+				for i := range ran {
+					if !ran[i].ran {
 						b.Fatalf("%s: body %d did not run", impl.name, i)
 					}
-					ran[i] = false
+					ran[i].ran = false
 				}
 			}
 			m.stop()
