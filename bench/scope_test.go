@@ -60,7 +60,7 @@ func BenchmarkScopeSpawn(b *testing.B) {
 						for i := range inner {
 							body(j*inner + i)
 						}
-							}
+					}
 				})
 			}
 			wg.Wait()
