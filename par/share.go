@@ -69,7 +69,8 @@ func (s *slot) pushForkTask(t *task) {
 }
 
 // pushFork is pushForkTask's slow path when s holds private tasks: it
-// pushes t privately and shares the oldest half.
+// pushes t privately and shares the oldest half (at parallelism 1, with
+// the stack full, grows it instead).
 func (s *slot) pushFork(t *task) {
 	n := s.nPriv
 	if n == len(s.priv) {
