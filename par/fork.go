@@ -23,6 +23,8 @@ package par
 // the fast path, joins g's task if it is still out (running it, or waiting
 // for its thief), then re-panics with the first panic (f's over g's) or
 // lets a Goexit go on: both functions run, and return before the caller.
+// While it joins, the slot steals nothing (stop.go, unwinding), and a task
+// it runs that calls Goexit cannot end the join (joinFork, helpUntil).
 
 import (
 	"unsafe"
@@ -135,7 +137,9 @@ func (fs *forkState) unwind() {
 	}
 	pe := recovered(recover(), fs.phase, fs.phase+1) // f is function 0, g function 1
 	if fs.phase == forkForked {
-		fs.s.joinFork(fs.t)
+		s := fs.s
+		defer s.restore(s.unwinding())
+		s.joinFork(fs.t)
 	}
 	if !pe.goexit {
 		panic(pe)
@@ -169,17 +173,30 @@ func (s *slot) take(t *task) bool {
 }
 
 // joinFork completes the fork of t on the abnormal path, as take does, and
-// frees t; g's panic is dropped (the first one is already unwinding).
+// frees t; g's panic is dropped (the first one is already unwinding). A
+// task it runs may call Goexit, which would end this deferred call: so it
+// runs each with the rest of the join deferred (a Goexit in g itself needs
+// nothing more than the catcher's handler).
 func (s *slot) joinFork(t *task) {
-	if s.take(t) {
+	if t.done.Load() {
+		s.freeFork(t)
+		return
+	}
+	switch x := s.popLocal(); x {
+	case t:
+		s.unflushedPieces++
 		c := catcher{lo: 1, hi: 2}
 		defer c.catch(nil, func(*PanicError) { s.recycleTask(t) })
 		t.run.run(t)
 		c.returned = true
 		s.recycleTask(t)
-		return
+	case nil: // stolen
+		defer s.freeFork(t)
+		s.helpUntil(&t.done, &t.thief)
+	default: // pushed by s above t while it helped
+		defer s.joinFork(t)
+		s.execute(x)
 	}
-	s.freeFork(t)
 }
 
 // runFork runs a fork's task taken from a deque by a thief (or by its

@@ -232,9 +232,9 @@ func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Po
 	returned := false
 	defer func() {
 		if !returned {
+			defer f.end(s, guest, t0)
 			f.fail(goexitError)
 			f.waitUnwinding(s)
-			f.end(s, guest, t0)
 		}
 	}()
 	root := s.newTask()

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -125,6 +126,39 @@ func TestGoexitInEveryInvokeFunctionReleasesTheSeat(t *testing.T) {
 		}
 		if n := ran.Load(); n != 4 {
 			t.Fatalf("round %d: %d of 4 functions ran", round, n)
+		}
+	}
+}
+
+// Catches: a Goexit in a task the caller stole while a first Goexit
+// unwound its Invoke, cutting short the deferred wait for a function still
+// to run. With one worker thread: the caller's first function waits until the
+// worker has stolen the second half and started its first function, which
+// sleeps; the caller, unwinding, could then steal the worker's other
+// function, Goexit again, and exit before the sleeper had returned.
+func TestGoexitWhileUnwindingWaitsForEveryFunction(t *testing.T) {
+	p := NewPool(Workers(2))
+	defer p.Close()
+	for round := range 20 {
+		var ran atomic.Int32
+		exit := func() { ran.Add(1); runtime.Goexit() }
+		started := make(chan struct{})
+		first := func() {
+			select {
+			case <-started:
+			case <-time.After(100 * time.Millisecond):
+			}
+			exit()
+		}
+		sleeper := func() { close(started); time.Sleep(time.Millisecond); exit() }
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			Invoke([]func(){first, exit, sleeper, exit}, On(p))
+		}()
+		<-done
+		if n := ran.Load(); n != 4 {
+			t.Fatalf("round %d: %d of 4 functions had run when the caller exited", round, n)
 		}
 	}
 }

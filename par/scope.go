@@ -198,13 +198,12 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 	returned := false
 	defer func() {
 		if !returned { // a Goexit, in the body or in a task run while waiting
-			sc.fail(goexitError)
-			tree := s.unwinding()
-			sc.wait(s)
-			s.restore(tree)
 			if guest {
-				releaseGuest(s, t0)
+				defer releaseGuest(s, t0)
 			}
+			defer s.restore(s.unwinding())
+			sc.fail(goexitError)
+			sc.wait(s)
 		}
 	}()
 	sc.run(fn, efn) // the body, counted in pending from the start
@@ -353,8 +352,15 @@ func (sc *scope) wakeOwner() {
 	}
 }
 
-// wait runs or waits for the scope's tasks until none is unfinished.
+// wait runs or waits for the scope's tasks until none is unfinished. A
+// task it runs may call Goexit, which must not end the wait (helpUntil):
+// the deferred call goes on waiting.
 func (sc *scope) wait(s *slot) {
+	defer func() {
+		if sc.pending.Load() != 0 {
+			sc.wait(s)
+		}
+	}()
 	for {
 		sc.wake.Store(false)
 		sc.runQueue()

@@ -176,8 +176,9 @@ func (sk *soak) fanOut(r *rand.Rand) {
 // fault is what a call's bodies do wrong: panic, fail (ForErr), cancel the
 // call's context, call Goexit, or sleep instead of computing.
 type fault struct {
-	kind int // faultNone ...
-	at   int // the index (or function) that does it
+	kind  int  // faultNone ...
+	at    int  // the index (or function) that does it
+	every bool // faultGoexit: every index from at on calls Goexit
 }
 
 const (
@@ -229,6 +230,7 @@ func (sk *soak) top(r *rand.Rand) {
 	if f.kind >= numFaults {
 		f.kind = faultNone
 	}
+	f.every = f.kind == faultGoexit && r.IntN(2) == 0 // Goexits while others unwind
 	var pool *par.Pool
 	switch r.IntN(4) {
 	case 0:
@@ -291,7 +293,7 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 		defer running.Add(-1)
 		ran[i].Add(1)
 		sk.bodies.Add(1)
-		if f.kind != faultNone && i == f.at {
+		if f.kind != faultNone && (i == f.at || f.every && i > f.at) {
 			switch f.kind {
 			case faultPanic:
 				panic(i)
@@ -366,9 +368,19 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 		ctx, cancel := context.WithCancel(context.Background())
 		return ctx, cancel
 	}
+	everyFunction := false // Invoke and Join: every function runs, whatever the others did
+	returned := false
 	defer func() { // after a panic or a Goexit too: no body may still run
 		if running.Load() != 0 {
 			sk.fail("a call ended while %d of its bodies still ran", running.Load())
+		}
+		if !returned && everyFunction { // a Goexit unwinds the call
+			for i := range ran {
+				if c := ran[i].Load(); c != 1 {
+					sk.fail("%s: a body called Goexit, and function %d of %d had run %d times when the call ended (fault %+v)", desc, i, len(ran), c, f)
+					return
+				}
+			}
 		}
 	}()
 	switch kind {
@@ -465,6 +477,7 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 		if f.at >= k {
 			f.at = k - 1
 		}
+		everyFunction = true
 		run("Invoke", func() error { par.Invoke(fns, opts...); return nil })
 	case 8:
 		run("BothOf", func() error {
@@ -546,12 +559,14 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 		if f.at >= len(ran) {
 			f.at = len(ran) - 1
 		}
+		everyFunction = true
 		if len(ran) < 2 {
 			run("Join", func() error { par.Join(func() { body(0) }, func() {}, opts...); return nil })
 			break
 		}
 		run("Join", func() error { par.Join(func() { body(0) }, func() { body(1) }, opts...); return nil })
 	}
+	returned = true
 	return desc
 }
 

@@ -67,19 +67,19 @@ func (c *core) wait(s *slot) {
 	s.helpUntil(&c.finished, &c.thief)
 }
 
-// waitUnwinding is wait for a caller a Goexit is unwinding (runFramed): it
-// helps only with s's own deque, whose pieces belong to calls the same
-// unwinding stopped. A stolen body of another call of the tree, not
-// stopped, could Goexit and cut the deferred function short before it gave
-// back the guest seat.
+// waitUnwinding is wait for a caller a Goexit is unwinding (runFramed). It
+// steals nothing meanwhile (unwinding): a stolen body of another call of
+// the tree, not stopped, could Goexit again and end the goroutine while its
+// own call still unwinds. What s's own deque holds it still runs; a Goexit
+// there cannot end the wait (helpUntil), and the caller defers what must
+// follow it.
 func (c *core) waitUnwinding(s *slot) {
-	tree := s.unwinding()
+	defer s.restore(s.unwinding())
 	c.wait(s)
-	s.restore(tree)
 }
 
-// unwinding makes s, if not nil, steal nothing while a Goexit unwinds its
-// call, and returns its tree to restore.
+// unwinding makes s, if not nil, steal nothing while a Goexit (or, in a
+// fork, a panic) unwinds its call, and returns its tree to restore.
 func (s *slot) unwinding() uint64 {
 	if s == nil {
 		return 0

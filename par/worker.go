@@ -136,7 +136,17 @@ func (s *slot) findWork(tree uint64) *task {
 // hold the subtasks of the task it stole (leapfrogging). With no such work
 // it spins spinRounds rounds, then parks with done as its wake condition,
 // so that pushed work wakes it too; whoever sets done then posts a token.
+//
+// A task it runs may call runtime.Goexit, which ends this goroutine but
+// must not end the wait: a caller, or a deferred function unwinding a
+// call, relies on done being set once helpUntil is left, even so. So the
+// deferred call goes on helping until done is set.
 func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
+	defer func() {
+		if !done.Load() {
+			s.helpUntil(done, thief)
+		}
+	}()
 	spins := 0
 	for !done.Load() {
 		if t := s.popLocal(); t != nil {
