@@ -15,9 +15,15 @@ package par
 // per piece, so n equal items take ceil(n/P) rounds.
 //
 // Cuts. Around a grain that may be long (a piece's first grain while the
-// cost is unknown, or one expected to take cutMinNs) the owner opens its
-// slot's cut point, and a thief that found every deque empty may cut the
-// upper half of the rest (cutFrom). The protocol:
+// cost is unknown, or one expected to take cutMinNs) the owner opens a cut
+// point, and a thief that found every deque empty may cut the upper half of
+// the rest (cutFrom). A slot's points are a stack: a nested call's grain
+// inside an open grain opens the next (up to maxCuts deep), and closes it
+// before the outer grain ends. A thief tries them oldest first, as Cilk
+// steals the oldest continuation: the outermost rest is the largest, and
+// once thieves have cut it away, a deeper one is what is left to take (a
+// deep recursion's inner calls, while its outer grains run for long). The
+// protocol, for each point:
 //
 //	owner, open:  write t, next, opened, frame; state.Store(open).
 //	owner, grain: run [cur, next), touching nothing of t.
@@ -39,8 +45,10 @@ package par
 // thief's CAS. t is not freed while the point is open: the owner frees a
 // piece only after closing it, and a grain that panics closes it first
 // (iterate). The cut join is an ordinary split's, so reductions still
-// combine in index order. A nested call's piece run inside an open grain
-// leaves the point alone: the outer rest, the larger, stays offered.
+// combine in index order. The owner opens and closes its points in stack
+// order (a grain nests inside the grain that opened the point below), so
+// the open points are a prefix of the array, which thieves scan up to the
+// first closed one (one that closes meanwhile only hides the rest a while).
 //
 // Kicks. Publishing a piece's first grain kicks a parked worker (sleep.go),
 // at most once per kickEveryNs per pool, when nobody spins, and not at
@@ -137,7 +145,10 @@ const (
 	cutCutting
 )
 
-// cutPoint is a slot's offer of the rest of the piece it runs.
+// maxCuts is how deep a slot's points go: deeper grains open none.
+const maxCuts = 64
+
+// cutPoint is a slot's offer of the rest of a piece it runs.
 type cutPoint struct {
 	state  atomic.Int32
 	t      *task // the piece, while open; owner-written while closed
@@ -147,15 +158,16 @@ type cutPoint struct {
 }
 
 // openCut publishes the rest of piece t after its grain [cur, next), about
-// to start at tick t0, if that grain may be long (see above); a first grain
-// also kicks.
+// to start at tick t0, on s's next point, if that grain may be long (see
+// above); a first grain also kicks.
 func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int64) {
-	if s.cut.t != nil || next >= int64(t.hi) || c.pool.exp.noCut {
+	if s.nCuts == maxCuts || next >= int64(t.hi) || c.pool.exp.noCut {
 		return
 	}
 	first := pc.costIters == 0 && cur == int64(t.lo)
 	if first || pc.costAtLeast(c.units(cur, next), thresholds.Load().cutMin) {
-		cp := &s.cut
+		cp := &s.cuts[s.nCuts]
+		s.nCuts++
 		cp.t, cp.next, cp.opened, cp.frame = t, next, t0, f
 		cp.state.Store(cutOpen)
 		if first {
@@ -178,12 +190,13 @@ func (p *Pool) kick(now int64) {
 	}
 }
 
-// closeCut closes s's cut point if piece t opened it (see above).
+// closeCut closes s's top cut point if piece t opened it (see above).
 func (s *slot) closeCut(t *task) {
-	cp := &s.cut
-	if cp.t != t {
+	if s.nCuts == 0 || s.cuts[s.nCuts-1].t != t {
 		return
 	}
+	s.nCuts--
+	cp := &s.cuts[s.nCuts]
 	for i := 0; !cp.state.CompareAndSwap(cutOpen, cutClosed); i++ {
 		if i < 64 {
 			platform.Pause(1)
@@ -194,11 +207,29 @@ func (s *slot) closeCut(t *task) {
 	cp.t, cp.frame = nil, nil
 }
 
-// cutFrom tries to cut, for s, the rest of the piece running on v (with
-// tree != 0, only of that call tree).
+// cutFrom tries to cut, for s, the rest of a piece running on v (with
+// tree != 0, only of that call tree), the oldest first.
 func (s *slot) cutFrom(v *slot, tree uint64) *task {
-	cp := &v.cut
-	if v == s || cp.state.Load() != cutOpen || !cp.state.CompareAndSwap(cutOpen, cutCutting) {
+	if v == s {
+		return nil
+	}
+	for i := range v.cuts {
+		cp := &v.cuts[i]
+		switch cp.state.Load() {
+		case cutClosed:
+			return nil
+		case cutOpen:
+			if t := s.cutAt(cp, tree); t != nil {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// cutAt tries to cut the rest offered at point cp (see above).
+func (s *slot) cutAt(cp *cutPoint, tree uint64) *task {
+	if !cp.state.CompareAndSwap(cutOpen, cutCutting) {
 		return nil
 	}
 	var r *task

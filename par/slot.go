@@ -30,8 +30,9 @@ type slot struct {
 	wake   chan struct{} // capacity 1: a binary semaphore (sleep.go)
 	kicked atomic.Bool   // the token on its way is a kick's (sleep.go)
 
-	cut cutPoint // the rest of the running piece, offered behind a long grain (offer.go)
-	_   cpu.CacheLinePad
+	cuts  [maxCuts]cutPoint // the rests of the running pieces, offered behind long grains (offer.go)
+	nCuts int               // open points, the oldest first (owner only)
+	_     cpu.CacheLinePad
 
 	// Guest seats only: the holder's goroutine key (0: free), and the pool
 	// and call tree the seat is held for (seats.go).

@@ -58,7 +58,8 @@ func TestCutGoesByTheCallsTree(t *testing.T) {
 	piece := owner.newTask()
 	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 1000
 	piece.tree.Store(staleTree) // what the recycled task last carried
-	cp := &owner.cut
+	cp := &owner.cuts[0]
+	owner.nCuts = 1
 	cp.t, cp.next, cp.opened, cp.frame = piece, 1, 0, f // a grain open since the clock's start
 	cp.state.Store(cutOpen)
 	if r := thief.cutFrom(owner, staleTree); r != nil {
