@@ -75,6 +75,52 @@ func TestCutGoesByTheCallsTree(t *testing.T) {
 	owner.closeCut(piece)
 }
 
+// A slot's cut points are a stack, and a thief cuts the oldest rest that is
+// left: the outer piece's while it has one, then the nested piece's, which
+// a single point per slot never offered while the outer grain ran.
+func TestCutsTakeTheOldestRestLeft(t *testing.T) {
+	p := NewPool(Workers(1))
+	defer p.Close()
+	p.ensureStarted()
+	const tree = 0x101
+	owner, thief := newSlot(p, 0, true), newSlot(p, 1, true)
+	open := func(lo, hi, next int) *task {
+		f := new(frame[none])
+		f.pool, f.owner, f.tree = p, owner, tree
+		piece := owner.newTask()
+		piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, lo, hi
+		cp := &owner.cuts[owner.nCuts]
+		owner.nCuts++
+		cp.t, cp.next, cp.opened, cp.frame = piece, int64(next), 0, f // open since the clock's start
+		cp.state.Store(cutOpen)
+		return piece
+	}
+	outer := open(0, 1000, 1) // running [0, 1): [1, 1000) offered
+	inner := open(0, 8, 1)    // nested in outer's grain: [1, 8) offered
+	if r := thief.cutFrom(owner, tree); r == nil || r.frame != outer.frame || r.lo != 500 || r.hi != 1000 {
+		t.Fatalf("first cut: %+v, want the outer rest's upper half [500, 1000)", r)
+	}
+	if r := thief.cutFrom(owner, tree); r == nil || r.frame != outer.frame || r.lo != 250 || r.hi != 500 {
+		t.Fatalf("second cut: %+v, want [250, 500) of the outer rest", r)
+	}
+	outer.hi = 1 // what cuts down to its running grain leave: nothing
+	if r := thief.cutFrom(owner, tree); r == nil || r.frame != inner.frame || r.lo != 4 || r.hi != 8 {
+		t.Fatalf("with the outer rest gone: %+v, want the inner rest's upper half [4, 8)", r)
+	}
+	owner.closeCut(outer) // not the top: ignored
+	if owner.nCuts != 2 {
+		t.Fatalf("closing a point below the top closed something: %d open, want 2", owner.nCuts)
+	}
+	owner.closeCut(inner)
+	owner.closeCut(outer)
+	if owner.nCuts != 0 || owner.cuts[0].state.Load() != cutClosed || owner.cuts[1].state.Load() != cutClosed {
+		t.Fatalf("after closing both: %d open", owner.nCuts)
+	}
+	if r := thief.cutFrom(owner, tree); r != nil {
+		t.Fatalf("cut [%d, %d) from closed points", r.lo, r.hi)
+	}
+}
+
 // At parallelism 1 the private stack grows instead of sharing (nobody
 // would steal), and shares once the pool has a worker again (P2); idle
 // clears what grew, and hands the free tasks beyond maxFree over as a
