@@ -14,15 +14,19 @@ package par
 // splits down to single items before its first grain and wakes a sleeper
 // per piece, so n equal items take ceil(n/P) rounds.
 //
-// Cuts. Around a grain that may be long (a piece's first grain while the
-// cost is unknown, or one expected to take cutMinNs) the owner opens a cut
-// point, and a thief that found every deque empty may cut the upper half of
-// the rest (cutFrom). A slot's points are a stack: a nested call's grain
-// inside an open grain opens the next (up to maxCuts deep), and closes it
-// before the outer grain ends. A thief tries them oldest first, as Cilk
-// steals the oldest continuation: the outermost rest is the largest, and
-// once thieves have cut it away, a deeper one is what is left to take (a
-// deep recursion's inner calls, while its outer grains run for long). The
+// Cuts. Around every grain that leaves a rest of its piece the owner opens
+// a cut point, and a thief that found every deque empty may cut the upper
+// half of the rest (cutFrom) once the grain has run cutAgeNs. Every grain,
+// not only those expected to be long: an estimate from the grains so far
+// misprices work whose costs have a heavy tail (a recursion's children,
+// most of them leaves, one of them a deep subtree), and a grain that would
+// take the whole rest takes half of it (grain.go), so that some rest stays
+// offered. A slot's points are a stack: a nested call's grain inside an
+// open grain opens the next (up to maxCuts deep), and closes it before the
+// outer grain ends. A thief tries them oldest first, as Cilk steals the
+// oldest continuation: the outermost rest is the largest, and once thieves
+// have cut it away, a deeper one is what is left to take (a deep
+// recursion's inner calls, while its outer grains run for long). The
 // protocol, for each point:
 //
 //	owner, open:  write t, next, opened, frame; state.Store(open).
@@ -158,21 +162,18 @@ type cutPoint struct {
 }
 
 // openCut publishes the rest of piece t after its grain [cur, next), about
-// to start at tick t0, on s's next point, if that grain may be long (see
-// above); a first grain also kicks.
+// to start at tick t0, on s's next point (see above); a first grain also
+// kicks.
 func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int64) {
 	if s.nCuts == maxCuts || next >= int64(t.hi) || c.pool.exp.noCut {
 		return
 	}
-	first := pc.costIters == 0 && cur == int64(t.lo)
-	if first || pc.costAtLeast(c.units(cur, next), thresholds.Load().cutMin) {
-		cp := &s.cuts[s.nCuts]
-		s.nCuts++
-		cp.t, cp.next, cp.opened, cp.frame = t, next, t0, f
-		cp.state.Store(cutOpen)
-		if first {
-			c.pool.kick(t0)
-		}
+	cp := &s.cuts[s.nCuts]
+	s.nCuts++
+	cp.t, cp.next, cp.opened, cp.frame = t, next, t0, f
+	cp.state.Store(cutOpen)
+	if pc.costIters == 0 && cur == int64(t.lo) {
+		c.pool.kick(t0)
 	}
 }
 
