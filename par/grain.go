@@ -126,17 +126,11 @@ func (c *core) publish(pc *pacer) {
 }
 
 // grainEnd is where the next grain from cur ends, in (cur, hi]: after
-// pc.grain iterations, or units of weight (see above). Without weights, a
-// grain that would take the whole rest takes half of it (no less than the
-// Grain hint), so that a rest stays offered while the grain runs (offer.go,
-// cuts): a grain priced by cheap items may hold one that is not.
+// pc.grain iterations, or units of weight (see above).
 func (c *core) grainEnd(pc *pacer, cur, hi int64) int64 {
 	if c.prefix == nil {
-		switch {
-		case pc.grain < hi-cur:
+		if pc.grain < hi-cur {
 			return cur + pc.grain
-		case hi-cur >= 2*c.minGrain: // half, so that the rest stays offered (offer.go, cuts)
-			return cur + (hi-cur+1)/2
 		}
 		return hi
 	}

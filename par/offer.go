@@ -19,14 +19,13 @@ package par
 // half of the rest (cutFrom) once the grain has run cutAgeNs. Every grain,
 // not only those expected to be long: an estimate from the grains so far
 // misprices work whose costs have a heavy tail (a recursion's children,
-// most of them leaves, one of them a deep subtree), and a grain that would
-// take the whole rest takes half of it (grain.go), so that some rest stays
-// offered. A slot's points are a stack: a nested call's grain inside an
-// open grain opens the next (up to maxCuts deep), and closes it before the
-// outer grain ends. A thief tries them oldest first, as Cilk steals the
-// oldest continuation: the outermost rest is the largest, and once thieves
-// have cut it away, a deeper one is what is left to take (a deep
-// recursion's inner calls, while its outer grains run for long). The
+// most of them leaves, one of them a deep subtree); opening costs a store
+// and closing a CAS. A slot's points are a stack: a nested call's grain
+// inside an open grain opens the next (up to maxCuts deep), and closes it
+// before the outer grain ends. A thief tries them oldest first, as Cilk
+// steals the oldest continuation: the outermost rest is the largest, and
+// once thieves have cut it away, a deeper one is what is left to take (a
+// deep recursion's inner calls, while its outer grains run for long). The
 // protocol, for each point:
 //
 //	owner, open:  write t, next, opened, frame; state.Store(open).

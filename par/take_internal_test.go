@@ -121,6 +121,31 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 	}
 }
 
+// Every grain that leaves a rest offers it, even when the grains so far
+// price the rest cheap (a recursion's leaves before a deep child), and the
+// last grain, which leaves none, offers nothing.
+func TestEveryGrainOffersItsRest(t *testing.T) {
+	p := NewPool(Workers(2))
+	defer p.Close()
+	p.ensureStarted()
+	s := newSlot(p, 0, true)
+	f := new(frame[none])
+	f.pool, f.owner, f.minGrain = p, s, 1
+	f.costMt.Store(1) // measured: an iteration costs next to nothing
+	piece := s.newTask()
+	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 8
+	pc := f.newPacer()
+	f.openCut(s, piece, &pc, f, 1, 2, 0)
+	if s.nCuts != 1 || s.cuts[0].state.Load() != cutOpen || s.cuts[0].next != 2 {
+		t.Fatalf("a cheap later grain offered nothing: %d points open", s.nCuts)
+	}
+	s.closeCut(piece)
+	f.openCut(s, piece, &pc, f, 2, 8, 0)
+	if s.nCuts != 0 {
+		t.Fatal("a grain that leaves no rest opened a point")
+	}
+}
+
 // At parallelism 1 the private stack grows instead of sharing (nobody
 // would steal), and shares once the pool has a worker again (P2); idle
 // clears what grew, and hands the free tasks beyond maxFree over as a
