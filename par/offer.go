@@ -14,18 +14,21 @@ package par
 // splits down to single items before its first grain and wakes a sleeper
 // per piece, so n equal items take ceil(n/P) rounds.
 //
-// Cuts. Around every grain that leaves a rest of its piece the owner opens
-// a cut point, and a thief that found every deque empty may cut the upper
-// half of the rest (cutFrom) once the grain has run cutAgeNs. Every grain,
-// not only those expected to be long: an estimate from the grains so far
-// misprices work whose costs have a heavy tail (a recursion's children,
-// most of them leaves, one of them a deep subtree); opening costs a store
-// and closing a CAS. A slot's points are a stack: a nested call's grain
-// inside an open grain opens the next (up to maxCuts deep), and closes it
-// before the outer grain ends. A thief tries them oldest first, as Cilk
-// steals the oldest continuation: the outermost rest is the largest, and
-// once thieves have cut it away, a deeper one is what is left to take (a
-// deep recursion's inner calls, while its outer grains run for long). The
+// Cuts. Around a grain that leaves a rest of its piece the owner opens a
+// cut point, and a thief that found every deque empty may cut the upper
+// half of the rest (cutFrom) once the grain has run cutAgeNs. An outermost
+// grain opens one if it may be long (a piece's first grain while the cost
+// is unknown, or one expected to take cutMinNs): a short one's rest is
+// offered by the lazy split after it. A nested call's grain, inside an open
+// grain, opens one whatever its estimate: a recursion's children, most of
+// them leaves and one a deep subtree, are mispriced by the grains so far,
+// and what a nested call's rest holds is offered nowhere else while the
+// outer grain runs. A slot's points are a stack: a nested call's grain
+// opens the next (up to maxCuts deep), and closes it before the outer grain
+// ends. A thief tries them oldest first, as Cilk steals the oldest
+// continuation: the outermost rest is the largest, and once thieves have
+// cut it away, a deeper one is what is left to take (a deep recursion's
+// inner calls, while its outer grains run for long). The
 // protocol, for each point:
 //
 //	owner, open:  write t, next, opened, frame; state.Store(open).
@@ -167,11 +170,15 @@ func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int6
 	if s.nCuts == maxCuts || next >= int64(t.hi) || c.pool.exp.noCut {
 		return
 	}
+	first := pc.costIters == 0 && cur == int64(t.lo)
+	if s.nCuts == 0 && !first && !pc.costAtLeast(c.units(cur, next), thresholds.Load().cutMin) {
+		return // an outermost grain expected to be short: its rest is offered by the split after it
+	}
 	cp := &s.cuts[s.nCuts]
 	s.nCuts++
 	cp.t, cp.next, cp.opened, cp.frame = t, next, t0, f
 	cp.state.Store(cutOpen)
-	if pc.costIters == 0 && cur == int64(t.lo) {
+	if first {
 		c.pool.kick(t0)
 	}
 }

@@ -121,29 +121,46 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 	}
 }
 
-// Every grain that leaves a rest offers it, even when the grains so far
-// price the rest cheap (a recursion's leaves before a deep child), and the
-// last grain, which leaves none, offers nothing.
-func TestEveryGrainOffersItsRest(t *testing.T) {
+// A nested call's grain that leaves a rest offers it, even when the grains
+// so far price the rest cheap (a recursion's leaves before a deep child);
+// an outermost one expected to be short does not (the split after it
+// offers the rest), and a grain that leaves no rest offers nothing.
+func TestNestedGrainsOfferTheirRest(t *testing.T) {
 	p := NewPool(Workers(2))
 	defer p.Close()
 	p.ensureStarted()
 	s := newSlot(p, 0, true)
-	f := new(frame[none])
-	f.pool, f.owner, f.minGrain = p, s, 1
-	f.costMt.Store(1) // measured: an iteration costs next to nothing
-	piece := s.newTask()
-	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 8
-	pc := f.newPacer()
+	newPiece := func(n int) (*frame[none], *task) {
+		f := new(frame[none])
+		f.pool, f.owner, f.minGrain = p, s, 1
+		f.costMt.Store(1) // measured: an iteration costs next to nothing
+		piece := s.newTask()
+		piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, n
+		return f, piece
+	}
+	outerF, outer := newPiece(100)
+	pc := outerF.newPacer()
+	outerF.openCut(s, outer, &pc, outerF, 1, 2, 0)
+	if s.nCuts != 0 {
+		t.Fatal("an outermost grain expected to be short opened a point")
+	}
+	pc0 := pacer{} // the first grain, the cost unknown
+	outerF.openCut(s, outer, &pc0, outerF, 0, 1, 0)
+	if s.nCuts != 1 {
+		t.Fatalf("an outermost first grain: %d points open, want 1", s.nCuts)
+	}
+	f, piece := newPiece(8)
+	pc = f.newPacer()
 	f.openCut(s, piece, &pc, f, 1, 2, 0)
-	if s.nCuts != 1 || s.cuts[0].state.Load() != cutOpen || s.cuts[0].next != 2 {
-		t.Fatalf("a cheap later grain offered nothing: %d points open", s.nCuts)
+	if s.nCuts != 2 || s.cuts[1].state.Load() != cutOpen || s.cuts[1].next != 2 {
+		t.Fatalf("a cheap later grain of a nested call offered nothing: %d points open", s.nCuts)
 	}
 	s.closeCut(piece)
 	f.openCut(s, piece, &pc, f, 2, 8, 0)
-	if s.nCuts != 0 {
+	if s.nCuts != 1 {
 		t.Fatal("a grain that leaves no rest opened a point")
 	}
+	s.closeCut(outer)
 }
 
 // At parallelism 1 the private stack grows instead of sharing (nobody
