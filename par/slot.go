@@ -30,7 +30,7 @@ type slot struct {
 	wake   chan struct{} // capacity 1: a binary semaphore (sleep.go)
 	kicked atomic.Bool   // the token on its way is a kick's (sleep.go)
 
-	cuts  [maxCuts]cutPoint // the rests of the running pieces, offered behind long grains (offer.go)
+	cuts  [maxCuts]cutPoint // the rests of the running pieces, offered while a grain runs (offer.go)
 	nCuts int               // open points, the oldest first (owner only)
 	_     cpu.CacheLinePad
 
