@@ -61,9 +61,8 @@ type ofTag[Box any] struct{}
 func (ofTag[Box]) run(*task) { panic("par: an Of call's box run as a fork") }
 
 // takeBox returns a box of type Box for a call on the calling goroutine's
-// seat, and the task that keeps it (nil without a seat: a new box).
-func takeBox[Box any]() (*task, *Box) {
-	s := seatOf(platform.GoroutineKey())
+// seat s, and the task that keeps it (nil without a seat: a new box).
+func takeBox[Box any](s *slot) (*task, *Box) {
 	if s == nil {
 		return nil, new(Box)
 	}
@@ -94,6 +93,13 @@ func giveBox(t *task) {
 // allocates nothing per node, where a closure over the node would be
 // allocated at every call, with what it captures. Otherwise as For.
 func ForOf[A any](n int, arg A, body func(arg A, i int), opts ...Option) {
+	if n > 0 || opts != nil || body == nil {
+		forOf(n, arg, body, opts) // a leaf of a recursion returns before the call's frame is set up
+	}
+}
+
+// forOf is ForOf past its leaves.
+func forOf[A any](n int, arg A, body func(arg A, i int), opts []Option) {
 	mustBody("ForOf", "body", body == nil)
 	if nothingToDo(n, opts) {
 		return
@@ -102,7 +108,8 @@ func ForOf[A any](n int, arg A, body func(arg A, i int), opts ...Option) {
 	if n <= 0 {
 		return
 	}
-	t, bx := takeBox[forOfBox[A]]()
+	sp.seat = seatOf(platform.GoroutineKey())
+	t, bx := takeBox[forOfBox[A]](sp.seat)
 	defer giveBox(t)
 	bx.body, bx.arg = body, arg
 	run(&sp, &job[none]{of: bx}, n)
@@ -124,6 +131,14 @@ func ForOf[A any](n int, arg A, body func(arg A, i int), opts ...Option) {
 //
 // allocates nothing per node. Otherwise as ReduceRange.
 func ReduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
+	if n > 0 || opts != nil || leaf == nil || combine == nil {
+		return reduceRangeOf(n, arg, identity, leaf, combine, opts)
+	}
+	return identity // a leaf of a recursion, before the call's frame is set up
+}
+
+// reduceRangeOf is ReduceRangeOf past its leaves.
+func reduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	mustBody("ReduceRangeOf", "leaf function", leaf == nil)
 	mustBody("ReduceRangeOf", "combine function", combine == nil)
 	if nothingToDo(n, opts) {
@@ -133,7 +148,8 @@ func ReduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi i
 	if n <= 0 {
 		return identity
 	}
-	t, bx := takeBox[reduceOfBox[A, T]]()
+	sp.seat = seatOf(platform.GoroutineKey())
+	t, bx := takeBox[reduceOfBox[A, T]](sp.seat)
 	defer giveBox(t)
 	bx.leaf, bx.arg = leaf, arg
 	var out T

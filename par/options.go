@@ -122,10 +122,16 @@ func nothingToDo(n int, opts []Option) bool { return n <= 0 && len(opts) == 0 }
 // makeSpec merges opts for a call of verb over n items, panicking on one
 // not in allow, and starts Track's count. No options cost a length test.
 func makeSpec(verb string, allow int, opts []Option, n int) (sp spec, deterministic bool) {
-	sp.verb, sp.n = verb, n
-	if len(opts) == 0 {
-		return sp, false
+	if len(opts) != 0 {
+		return specWith(verb, allow, opts, n)
 	}
+	sp.verb, sp.n = verb, n
+	return
+}
+
+// specWith is makeSpec with options.
+func specWith(verb string, allow int, opts []Option, n int) (sp spec, deterministic bool) {
+	sp.verb, sp.n = verb, n
 	var progress *Progress
 	for _, o := range opts {
 		var opt int

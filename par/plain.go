@@ -26,15 +26,11 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// runPlain runs b over [lo, n) on the caller, watching w (none: in one go),
-// and returns the first index not run, the fold of what ran (have: any),
-// and a body's error; on an error or a done context it returns n.
+// runPlain is plainCall's run in chunks, c holding the chunk running: of
+// the Grain hint (at least 1), doubling, while w says the run goes on
+// plainly; for Track alone, of 256 indices of a per-index body (else the
+// whole range), so that the count moves as the run does.
 func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next int, acc T, have bool, err error) {
-	if w.s == nil && w.crowd == nil && sp.progress == nil { // whole, in one go
-		c.lo, c.hi = lo, n
-		acc, err = b.run(lo, n, nil)
-		return n, acc, b.combine != nil, b.settle(err)
-	}
 	size := n - lo
 	if w.s != nil || w.crowd != nil {
 		size = max(sp.grain, 1)
@@ -106,10 +102,11 @@ const (
 )
 
 // crowdedPool returns the pool a call with spec sp runs on if it is
-// crowded, and the tick it read; else nil. Reading the clock refreshes an
+// crowded, and the tick it read; else nil. route calls it only when the
+// last answer said saturated. Reading the clock refreshes an
 // old answer and follows GOMAXPROCS, which the seatless path never checks.
 func crowdedPool(sp *spec) (*Pool, int64) {
-	if !platform.SaturatedHint() || sp.progress != nil || sp.prefix != nil || trace.IsEnabled() {
+	if sp.progress != nil || sp.prefix != nil || trace.IsEnabled() {
 		return nil, 0
 	}
 	p := Default()

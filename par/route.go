@@ -45,6 +45,7 @@ type spec struct {
 	blocking int           // Blocking's limit, or 0
 	prefix   []int64       // Weighted's prefix sums, or nil
 	progress *atomic.Int64 // Track's count of items done, or nil
+	seat     *slot         // the caller's seat, if the verb looked it up (of.go), or nil
 }
 
 // way is how a call runs: route's decision.
@@ -65,12 +66,12 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 	if sp.blocking > 0 {
 		return wayBlocking, nil, false, nil, 0
 	}
-	if crowd {
+	if crowd && platform.SaturatedHint() {
 		if p, now = crowdedPool(sp); p != nil {
 			return wayCrowded, nil, false, p, now
 		}
 	}
-	s, guest, p = enter(sp.pool)
+	s, guest, p = enter(sp.pool, sp.seat)
 	switch {
 	case s == nil || p.solo.Load():
 		return wayPlain, s, guest, p, 0
@@ -89,7 +90,8 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 		return acc, false, runBlocking(sp, b, n)
 	}
 	var tc traced
-	if tc.startTrace(sp.verb, n, s, b.ctx) {
+	if trace.IsEnabled() {
+		tc.startTask(sp.verb, n, s, b.ctx)
 		defer tc.endTrace()
 	}
 	lo := 0
@@ -108,7 +110,12 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 			pw.s = s
 		}
 		next, v, h, err := plainCall(sp, b, &tc, pw, s, guest, lo, n)
-		if acc, have = fold(b, acc, have, v, h); next == n || err != nil {
+		if !have {
+			acc, have = v, h
+		} else {
+			acc, have = fold(b, acc, have, v, h)
+		}
+		if next == n || err != nil {
 			return acc, have, err
 		}
 		lo = next
@@ -118,9 +125,12 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 	return acc, have, err
 }
 
-// plainCall is runPlain with the bookkeeping: the piece counted on s (if
-// any), the guest seat released, a panic wrapped as in a framed run (a
-// Goexit goes on: nothing else is in flight), a piece region while tracing.
+// plainCall runs b over [lo, n) on the caller, watching w (none: in one
+// go, else in chunks: runPlain), and returns the first index not run, the
+// fold of what ran (have: any), and a body's error; on an error or a done
+// context it returns n. Around the run: the piece counted on s (if any),
+// the guest seat released, a panic wrapped as in a framed run (a Goexit
+// goes on: nothing else is in flight), a piece region while tracing.
 func plainCall[T any](sp *spec, b *job[T], tc *traced, w watch, s *slot, guest bool, lo, n int) (next int, acc T, have bool, err error) {
 	var t0 int64
 	if s != nil {
@@ -143,7 +153,15 @@ func plainCall[T any](sp *spec, b *job[T], tc *traced, w watch, s *slot, guest b
 	if tc.traceCtx != nil {
 		r = trace.StartRegion(tc.traceCtx, "piece")
 	}
-	next, acc, have, err = runPlain(b, sp, w, lo, n, &c)
+	if w.s == nil && w.crowd == nil && sp.progress == nil { // whole, in one go
+		c.lo, c.hi = lo, n
+		if acc, err = b.run(lo, n, nil); err != nil {
+			err = b.settle(err)
+		}
+		next, have = n, b.combine != nil
+	} else {
+		next, acc, have, err = runPlain(b, sp, w, lo, n, &c)
+	}
 	c.returned = true
 	if r != nil {
 		trace.Log(tc.traceCtx, "range", strconv.Itoa(lo)+"-"+strconv.Itoa(next))

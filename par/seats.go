@@ -42,11 +42,14 @@ import (
 )
 
 // enter finds the slot for the goroutine's call on pool p (nil: its seat's
-// pool, else Default); guest: a guest seat acquired for it, to release. s
-// is nil when the pool is closed or every guest seat is taken.
-func enter(p *Pool) (s *slot, guest bool, pool *Pool) {
+// pool, else Default), given the goroutine's seat cur if the verb looked
+// it up already (else nil); guest: a guest seat acquired for it, to
+// release. s is nil when the pool is closed or every guest seat is taken.
+func enter(p *Pool, cur *slot) (s *slot, guest bool, pool *Pool) {
 	k := platform.GoroutineKey()
-	cur := seatOf(k)
+	if cur == nil {
+		cur = seatOf(k)
+	}
 	if cur != nil && (p == nil || cur.pool == p) {
 		return cur, false, cur.pool
 	}
