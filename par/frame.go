@@ -314,12 +314,15 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 	t0 := f.firstTick(s)
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := f.grainEnd(&pc, cur, int64(t.hi))
-		f.openCut(s, t, &pc, f, cur, end, t0)
+		if f.openCut(s, t, &pc, f, cur, end, t0) {
+			t0 = platform.Ticks() // the grain's time leaves out its point's
+		}
 		c.lo, c.hi = int(cur), int(end)
 		acc, have = f.grain(cur, end, acc, have)
+		t1 := platform.Ticks()
 		s.closeCut(t)
-		t0 = f.afterGrain(s, t, &pc, f, end, f.units(cur, end), t0)
-		cur = end
+		f.afterGrain(s, t, &pc, f, end, f.units(cur, end), t0, t1)
+		t0, cur = t1, end
 	}
 	f.lastTick(s, t0)
 	return acc, have

@@ -25,7 +25,6 @@ const (
 	calibratedNs  = 1_000     // a grain this long measures the cost of an iteration
 	splitMinNs    = 4_000     // least work worth splitting off when a worker can take it at once
 	splitWakeNs   = 50_000    // least work worth splitting off when a sleeper must be woken
-	cutMinNs      = 10_000    // an outermost grain expected to take this long offers the rest of its piece (offer.go)
 	cutAgeNs      = 4_000     // a grain must have run this long before a thief cuts its piece
 	kickEveryNs   = 1_000_000 // at most one kick per pool in this time (offer.go)
 	youngNs       = 1_000     // a thief steals a victim's oldest task only if it stays this long (steal.go)
@@ -36,7 +35,7 @@ const (
 // tickThresholds are the durations above in ticks, converted once per
 // calibration and replaced whole, so that a reader sees one set.
 type tickThresholds struct {
-	target, calibrated, splitMin, splitWake, cutMin, cutAge, kickEvery, young int64
+	target, calibrated, splitMin, splitWake, cutAge, kickEvery, young int64
 }
 
 var thresholds atomic.Pointer[tickThresholds]
@@ -47,7 +46,7 @@ func setThresholds() {
 	t := platform.NsToTicks
 	thresholds.Store(&tickThresholds{
 		target: t(grainTargetNs), calibrated: t(calibratedNs), splitMin: t(splitMinNs), splitWake: t(splitWakeNs),
-		cutMin: t(cutMinNs), cutAge: t(cutAgeNs), kickEvery: t(kickEveryNs), young: t(youngNs),
+		cutAge: t(cutAgeNs), kickEvery: t(kickEveryNs), young: t(youngNs),
 	})
 }
 

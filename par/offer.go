@@ -14,21 +14,21 @@ package par
 // splits down to single items before its first grain and wakes a sleeper
 // per piece, so n equal items take ceil(n/P) rounds.
 //
-// Cuts. Around a grain that leaves a rest of its piece the owner opens a
-// cut point, and a thief that found every deque empty may cut the upper
-// half of the rest (cutFrom) once the grain has run cutAgeNs. An outermost
-// grain opens one if it may be long (a piece's first grain while the cost
-// is unknown, or one expected to take cutMinNs): a short one's rest is
-// offered by the lazy split after it. A nested call's grain, inside an open
-// grain, opens one whatever its estimate: a recursion's children, most of
-// them leaves and one a deep subtree, are mispriced by the grains so far,
-// and what a nested call's rest holds is offered nowhere else while the
-// outer grain runs. A slot's points are a stack: a nested call's grain
-// opens the next (up to maxCuts deep), and closes it before the outer grain
-// ends. A thief tries them oldest first, as Cilk steals the oldest
-// continuation: the outermost rest is the largest, and once thieves have
-// cut it away, a deeper one is what is left to take (a deep recursion's
-// inner calls, while its outer grains run for long). The
+// Cuts. Around every grain that leaves a rest of its piece the owner opens
+// a cut point, and a thief that found every deque empty may cut the upper
+// half of the rest (cutFrom) once the grain has run cutAgeNs. Every grain,
+// whatever its estimate: a recursion's children, most of them leaves and
+// one a deep subtree, are mispriced by the grains so far, and what a
+// nested call's rest holds is offered nowhere else while the outer grain
+// runs. A grain is timed from after its point opens to before it closes,
+// so that the pacer sizes grains by their work alone (where atomics are
+// slow, as under the race detector, the point's cost would otherwise
+// shrink grains to one index). A slot's points are a stack: a nested
+// call's grain opens the next (up to maxCuts deep), and closes it before
+// the outer grain ends. A thief tries them oldest first, as Cilk steals the
+// oldest continuation: the outermost rest is the largest, and once thieves
+// have cut it away, a deeper one is what is left to take (a deep
+// recursion's inner calls, while its outer grains run for long). The
 // protocol, for each point:
 //
 //	owner, open:  write t, next, opened, frame; state.Store(open).
@@ -101,17 +101,15 @@ func (c *core) offerItems(s *slot, t *task, f runner) {
 	}
 }
 
-// afterGrain ends a grain of units units of piece t, run from tick t0 up
-// to index cur: it sizes the next grain and splits the rest of t if a
-// worker could take it. It returns the tick the next grain starts at.
-func (c *core) afterGrain(s *slot, t *task, pc *pacer, f runner, cur, units, t0 int64) int64 {
-	t1 := platform.Ticks()
+// afterGrain ends a grain of units units of piece t, run from tick t0 to
+// t1 up to index cur: it sizes the next grain and splits the rest of t if
+// a worker could take it.
+func (c *core) afterGrain(s *slot, t *task, pc *pacer, f runner, cur, units, t0, t1 int64) {
 	c.adapt(pc, max(units, 1), t1-t0)
 	if c.worthSplitting(s, cur, int64(t.hi), pc, t1) {
 		c.publish(pc)
 		c.splitAt(s, t, f, c.midpoint(int(cur), t.hi))
 	}
-	return t1
 }
 
 // worthSplitting reports whether a piece with [cur, hi) left, running on
@@ -164,16 +162,13 @@ type cutPoint struct {
 }
 
 // openCut publishes the rest of piece t after its grain [cur, next), about
-// to start at tick t0, on s's next point (see above); a first grain also
-// kicks.
-func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int64) {
+// to start at tick t0, on s's next point (see above), and reports whether
+// it did; a first grain also kicks.
+func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int64) bool {
 	if s.nCuts == maxCuts || next >= int64(t.hi) || c.pool.exp.noCut {
-		return
+		return false
 	}
 	first := pc.costIters == 0 && cur == int64(t.lo)
-	if s.nCuts == 0 && !first && !pc.costAtLeast(c.units(cur, next), thresholds.Load().cutMin) {
-		return // an outermost grain expected to be short: its rest is offered by the split after it
-	}
 	cp := &s.cuts[s.nCuts]
 	s.nCuts++
 	cp.t, cp.next, cp.opened, cp.frame = t, next, t0, f
@@ -181,6 +176,7 @@ func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int6
 	if first {
 		c.pool.kick(t0)
 	}
+	return true
 }
 
 // kick wakes a parked worker for a first grain published at tick now.

@@ -121,11 +121,11 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 	}
 }
 
-// A nested call's grain that leaves a rest offers it, even when the grains
-// so far price the rest cheap (a recursion's leaves before a deep child);
-// an outermost one expected to be short does not (the split after it
-// offers the rest), and a grain that leaves no rest offers nothing.
-func TestNestedGrainsOfferTheirRest(t *testing.T) {
+// Every grain that leaves a rest offers it, even when the grains so far
+// price the rest cheap (a recursion's leaves before a deep child), an
+// outermost grain as a nested call's; a grain that leaves no rest offers
+// nothing.
+func TestGrainsOfferTheirRest(t *testing.T) {
 	p := NewPool(Workers(2))
 	defer p.Close()
 	p.ensureStarted()
@@ -140,14 +140,8 @@ func TestNestedGrainsOfferTheirRest(t *testing.T) {
 	}
 	outerF, outer := newPiece(100)
 	pc := outerF.newPacer()
-	outerF.openCut(s, outer, &pc, outerF, 1, 2, 0)
-	if s.nCuts != 0 {
-		t.Fatal("an outermost grain expected to be short opened a point")
-	}
-	pc0 := pacer{} // the first grain, the cost unknown
-	outerF.openCut(s, outer, &pc0, outerF, 0, 1, 0)
-	if s.nCuts != 1 {
-		t.Fatalf("an outermost first grain: %d points open, want 1", s.nCuts)
+	if !outerF.openCut(s, outer, &pc, outerF, 1, 2, 0) || s.nCuts != 1 || s.cuts[0].next != 2 {
+		t.Fatalf("a cheap later grain of an outermost call offered nothing: %d points open", s.nCuts)
 	}
 	f, piece := newPiece(8)
 	pc = f.newPacer()
@@ -156,11 +150,13 @@ func TestNestedGrainsOfferTheirRest(t *testing.T) {
 		t.Fatalf("a cheap later grain of a nested call offered nothing: %d points open", s.nCuts)
 	}
 	s.closeCut(piece)
-	f.openCut(s, piece, &pc, f, 2, 8, 0)
-	if s.nCuts != 1 {
+	if f.openCut(s, piece, &pc, f, 2, 8, 0) || s.nCuts != 1 {
 		t.Fatal("a grain that leaves no rest opened a point")
 	}
 	s.closeCut(outer)
+	if s.nCuts != 0 {
+		t.Fatalf("%d points open after both closed", s.nCuts)
+	}
 }
 
 // At parallelism 1 the private stack grows instead of sharing (nobody
