@@ -15,6 +15,9 @@ import (
 // SHA-1 nodes each, written as a Go programmer writes a recursive walk:
 //
 //   - seq: the plain recursive function;
+//   - seq-x2: the machine's ceiling, not an implementation: two walks by
+//     seq at once on two goroutines (ns/op per pair); at 2 workers,
+//     2 × seq / seq-x2 is the best speedup a scheduler could show;
 //   - par.ReduceRange: count(n) = 1 + ReduceRange over n's children of the
 //     children's counts, the leaf a closure over n;
 //   - par.ReduceRangeOf: the same with the node passed to a top-level leaf;
@@ -42,6 +45,7 @@ func BenchmarkPublishedTrees(b *testing.B) {
 			count func(n workloads.SHA1Node) int
 		}{
 			{"seq", func(n workloads.SHA1Node) int { return n.Count() }},
+			{"seq-x2", func(n workloads.SHA1Node) int { return bothSeq(n.Count) }},
 			{"par.ReduceRange", treeReduceRange},
 			{"par.ReduceRangeOf", treeReduceRangeOf},
 			{"par.BothOf", func(n workloads.SHA1Node) int { return treeBothOf(kidSpan{n, 0, n.Kids()}) + 1 }},
