@@ -15,7 +15,7 @@ type experiment struct {
 	locked        bool         // unpinned workers lock their threads too (pool.go)
 	allSpin       bool         // every idle worker may spin, not half (sleep.go)
 	noKick        bool         // a first grain kicks no parked worker (offer.go)
-	noCut         bool         // no piece offers its rest behind a long grain (offer.go)
+	noCut         bool         // no piece offers its rest behind a running grain (offer.go)
 	noFewItems    bool         // a call over few items splits them only after its first grain (offer.go)
 	noPlainNested bool         // nested calls are framed even where the slot offers work (route.go)
 	noCrowd       bool         // calls are never crowded (plain.go)

@@ -1,7 +1,7 @@
 package par
 
 // When work is offered to thieves: lazy splits after a grain, few items
-// offered before the first one, cuts of a piece behind a long grain, and
+// offered before the first one, cuts of a piece behind a running grain, and
 // kicks that make sleepers look at them (why each, in docs/DESIGN.md).
 //
 // Lazy binary splitting (Tzannes et al., PPoPP 2010): after each grain, if
