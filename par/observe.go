@@ -52,15 +52,13 @@ type traced struct {
 }
 
 // startTrace makes the call on slot s (nil: none) a trace task, under the
-// verb's context parent (or nil), if tracing, and reports whether it did.
+// verb's context parent (or nil), if tracing (tc.traceCtx is then set).
 // The check inlines; the rest's frame would grow a fresh goroutine's stack
 // even with tracing off.
-func (tc *traced) startTrace(verb string, n int, s *slot, parent context.Context) bool {
+func (tc *traced) startTrace(verb string, n int, s *slot, parent context.Context) {
 	if trace.IsEnabled() {
 		tc.startTask(verb, n, s, parent)
-		return true
 	}
-	return false
 }
 
 // startTask is startTrace with tracing on, under the task of the root of

@@ -93,17 +93,14 @@ func giveBox(t *task) {
 // allocates nothing per node, where a closure over the node would be
 // allocated at every call, with what it captures. Otherwise as For.
 func ForOf[A any](n int, arg A, body func(arg A, i int), opts ...Option) {
-	if n > 0 || opts != nil || body == nil {
+	if n > 0 || len(opts) != 0 || body == nil {
 		forOf(n, arg, body, opts) // a leaf of a recursion returns before the call's frame is set up
 	}
 }
 
-// forOf is ForOf past its leaves.
+// forOf is ForOf past its leaves: there is something to do, or a nil body.
 func forOf[A any](n int, arg A, body func(arg A, i int), opts []Option) {
 	mustBody("ForOf", "body", body == nil)
-	if nothingToDo(n, opts) {
-		return
-	}
 	sp, _ := makeSpec("ForOf", loopOptions, opts, n)
 	if n <= 0 {
 		return
@@ -131,19 +128,17 @@ func forOf[A any](n int, arg A, body func(arg A, i int), opts []Option) {
 //
 // allocates nothing per node. Otherwise as ReduceRange.
 func ReduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
-	if n > 0 || opts != nil || leaf == nil || combine == nil {
+	if n > 0 || len(opts) != 0 || leaf == nil || combine == nil {
 		return reduceRangeOf(n, arg, identity, leaf, combine, opts)
 	}
 	return identity // a leaf of a recursion, before the call's frame is set up
 }
 
-// reduceRangeOf is ReduceRangeOf past its leaves.
+// reduceRangeOf is ReduceRangeOf past its leaves: there is something to do,
+// or a nil function.
 func reduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	mustBody("ReduceRangeOf", "leaf function", leaf == nil)
 	mustBody("ReduceRangeOf", "combine function", combine == nil)
-	if nothingToDo(n, opts) {
-		return identity
-	}
 	sp, deterministic := makeSpec("ReduceRangeOf", reduceOptions, opts, n)
 	if n <= 0 {
 		return identity

@@ -168,12 +168,11 @@ func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int6
 	if s.nCuts == maxCuts || next >= int64(t.hi) || c.pool.exp.noCut {
 		return false
 	}
-	first := pc.costIters == 0 && cur == int64(t.lo)
 	cp := &s.cuts[s.nCuts]
 	s.nCuts++
 	cp.t, cp.next, cp.opened, cp.frame = t, next, t0, f
 	cp.state.Store(cutOpen)
-	if first {
+	if pc.costIters == 0 && cur == int64(t.lo) {
 		c.pool.kick(t0)
 	}
 	return true

@@ -107,16 +107,8 @@ func caught[R any](f func() R, lo, hi int) (out R, pe *PanicError) {
 }
 
 // catchCombine returns combine(a, b), or its panic.
-func catchCombine[T any](combine func(a, b T) T, a, b T) (out T, pe *PanicError) {
-	c := catcher{lo: -1, hi: -1}
-	defer c.catch(nil, func(p *PanicError) {
-		if !p.goexit {
-			pe = p
-		}
-	})
-	out = combine(a, b)
-	c.returned = true
-	return out, nil
+func catchCombine[T any](combine func(a, b T) T, a, b T) (T, *PanicError) {
+	return caught(func() T { return combine(a, b) }, -1, -1)
 }
 
 // raise re-raises a call's failure: a panic with pe, or runtime.Goexit.

@@ -90,8 +90,7 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 		return acc, false, runBlocking(sp, b, n)
 	}
 	var tc traced
-	if trace.IsEnabled() {
-		tc.startTask(sp.verb, n, s, b.ctx)
+	if tc.startTrace(sp.verb, n, s, b.ctx); tc.traceCtx != nil {
 		defer tc.endTrace()
 	}
 	lo := 0
@@ -110,7 +109,7 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 			pw.s = s
 		}
 		next, v, h, err := plainCall(sp, b, &tc, pw, s, guest, lo, n)
-		if !have {
+		if !have { // nothing crowded ran before: no fold (a call, on every plain call's path)
 			acc, have = v, h
 		} else {
 			acc, have = fold(b, acc, have, v, h)
