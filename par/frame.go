@@ -304,7 +304,7 @@ func (f *frame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 	if f.solo {
 		c.lo, c.hi = t.lo, t.hi
-		return f.grain(int64(t.lo), int64(t.hi), acc, false)
+		return f.grain(int64(t.lo), int64(t.hi), acc, false, c)
 	}
 	if f.fewItems {
 		f.offerItems(s, t, f)
@@ -318,7 +318,7 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 			t0 = platform.Ticks() // the grain's time leaves out its point's
 		}
 		c.lo, c.hi = int(cur), int(end)
-		acc, have = f.grain(cur, end, acc, have)
+		acc, have = f.grain(cur, end, acc, have, c)
 		t1 := platform.Ticks()
 		s.closeCut(t)
 		f.afterGrain(s, t, &pc, f, end, f.units(cur, end), t0, t1)
@@ -328,8 +328,9 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 	return acc, have
 }
 
-// grain runs [lo, hi) of a piece and folds its value into acc.
-func (f *frame[T]) grain(lo, hi int64, acc T, have bool) (T, bool) {
+// grain runs [lo, hi) of a piece and folds its value into acc, c holding
+// what runs.
+func (f *frame[T]) grain(lo, hi int64, acc T, have bool, c *catcher) (T, bool) {
 	v, err := f.b.run(int(lo), int(hi), &f.stop)
 	if err != nil {
 		f.setErr(err)
@@ -341,6 +342,7 @@ func (f *frame[T]) grain(lo, hi int64, acc T, have bool) (T, bool) {
 		return acc, false
 	}
 	if have {
+		c.lo, c.hi = -1, -1 // a panic in combine is outside the bodies
 		return f.b.combine(acc, v), true
 	}
 	return v, true

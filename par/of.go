@@ -44,6 +44,9 @@ func (b *forOfBox[A]) runRange(lo, hi int, stop *atomic.Bool) none {
 	return none{}
 }
 
+// forOfWhole is ForOf's body over [lo, hi), as wholeOf runs it.
+func forOfWhole[A any](b forOfBox[A], lo, hi int) none { return b.runRange(lo, hi, nil) }
+
 // reduceOfBox holds ReduceRangeOf's leaf and argument, and keeps the frame
 // of its last framed call for the next (frame.go).
 type reduceOfBox[A, T any] struct {
@@ -76,6 +79,25 @@ func takeBox[Box any](s *slot) (*task, *Box) {
 	return t, bx
 }
 
+// wholeOf runs an Of call over [0, n) on seat s, where it runs whole
+// (runsWhole), and returns combine(identity, run(arg, 0, n)), or the run's
+// result if combine is nil: the piece counted on s, a panic wrapped as
+// plainCall and reduceJob wrap it, a Goexit going on. A call at
+// parallelism 1 so costs what its contract needs (find the seat, catch a
+// panic), not the box and the job that a call that can be split needs.
+func wholeOf[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, identity T, combine func(a, b T) T) T {
+	s.unflushedPieces++
+	c := catcher{lo: 0, hi: n}
+	defer c.catch(nil, reraise)
+	v := run(arg, 0, n)
+	if combine != nil {
+		c.lo, c.hi = -1, -1 // outside the bodies
+		v = combine(identity, v)
+	}
+	c.returned = true
+	return v
+}
+
 // giveBox gives back the task that keeps a box, after its call, on the
 // seat it was taken from: the goroutine's, which a call does not change.
 func giveBox(t *task) {
@@ -106,6 +128,10 @@ func forOf[A any](n int, arg A, body func(arg A, i int), opts []Option) {
 		return
 	}
 	sp.seat = seatOf(platform.GoroutineKey())
+	if len(opts) == 0 && runsWhole(sp.seat) {
+		wholeOf(sp.seat, n, forOfBox[A]{body: body, arg: arg}, forOfWhole[A], none{}, nil)
+		return
+	}
 	t, bx := takeBox[forOfBox[A]](sp.seat)
 	defer giveBox(t)
 	bx.body, bx.arg = body, arg
@@ -144,6 +170,9 @@ func reduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi i
 		return identity
 	}
 	sp.seat = seatOf(platform.GoroutineKey())
+	if len(opts) == 0 && runsWhole(sp.seat) {
+		return wholeOf(sp.seat, n, arg, leaf, identity, combine)
+	}
 	t, bx := takeBox[reduceOfBox[A, T]](sp.seat)
 	defer giveBox(t)
 	bx.leaf, bx.arg = leaf, arg

@@ -111,6 +111,14 @@ func catchCombine[T any](combine func(a, b T) T, a, b T) (T, *PanicError) {
 	return caught(func() T { return combine(a, b) }, -1, -1)
 }
 
+// reraise panics with pe unless it is a Goexit, which goes on: the catch
+// of a call run on its caller, with nothing else in flight.
+func reraise(pe *PanicError) {
+	if !pe.goexit {
+		panic(pe)
+	}
+}
+
 // raise re-raises a call's failure: a panic with pe, or runtime.Goexit.
 func raise(pe *PanicError) {
 	if pe.goexit {

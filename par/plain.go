@@ -46,6 +46,7 @@ func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next 
 		}
 		if b.combine != nil {
 			if have {
+				c.lo, c.hi = -1, -1 // a panic in combine is outside the bodies
 				acc = b.combine(acc, v)
 			} else {
 				acc, have = v, true

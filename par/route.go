@@ -81,6 +81,14 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 	return wayFramed, s, guest, p, 0
 }
 
+// runsWhole reports whether a call with no options made on seat s runs
+// plain and whole there: route's row for parallelism 1, while no trace is
+// recorded (a traced call gets its task in run). The Of forms then run
+// their function themselves, with no box or job (of.go).
+func runsWhole(s *slot) bool {
+	return s != nil && s.pool.solo.Load() && !trace.IsEnabled()
+}
+
 // run runs b over [0, n), n > 0, the way route says, and returns the fold
 // of its pieces (have: any piece delivered a value) and the first error; a
 // body's panic or Goexit is re-raised once every running body returned.
@@ -144,9 +152,7 @@ func plainCall[T any](sp *spec, b *job[T], tc *traced, w watch, s *slot, guest b
 		if guest {
 			releaseGuest(s, t0)
 		}
-		if !pe.goexit {
-			panic(pe)
-		}
+		reraise(pe)
 	})
 	var r *trace.Region
 	if tc.traceCtx != nil {
