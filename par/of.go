@@ -14,12 +14,13 @@ package par
 // do), and the job holds the box as an ofRunner. So a nested Of call
 // allocates nothing whatever the argument's type, once each depth has been
 // reached once. A call from a goroutine without a seat allocates its box.
+//
+// A call that runs whole on its caller's seat (parallelism 1, no options)
+// needs no box: the verb calls its function itself (route.go's wholeOf).
 
 import (
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/parloop/parloop/par/internal/platform"
 )
 
 // ofRunner runs an Of call's body over [lo, hi): the loop's indices, or the
@@ -43,9 +44,6 @@ func (b *forOfBox[A]) runRange(lo, hi int, stop *atomic.Bool) none {
 	}
 	return none{}
 }
-
-// forOfWhole is ForOf's body over [lo, hi), as wholeOf runs it.
-func forOfWhole[A any](b forOfBox[A], lo, hi int) none { return b.runRange(lo, hi, nil) }
 
 // reduceOfBox holds ReduceRangeOf's leaf and argument, and keeps the frame
 // of its last framed call for the next (frame.go).
@@ -79,25 +77,6 @@ func takeBox[Box any](s *slot) (*task, *Box) {
 	return t, bx
 }
 
-// wholeOf runs an Of call over [0, n) on seat s, where it runs whole
-// (runsWhole), and returns combine(identity, run(arg, 0, n)), or the run's
-// result if combine is nil: the piece counted on s, a panic wrapped as
-// plainCall and reduceJob wrap it, a Goexit going on. A call at
-// parallelism 1 so costs what its contract needs (find the seat, catch a
-// panic), not the box and the job that a call that can be split needs.
-func wholeOf[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, identity T, combine func(a, b T) T) T {
-	s.unflushedPieces++
-	c := catcher{lo: 0, hi: n}
-	defer c.catch(nil, reraise)
-	v := run(arg, 0, n)
-	if combine != nil {
-		c.lo, c.hi = -1, -1 // outside the bodies
-		v = combine(identity, v)
-	}
-	c.returned = true
-	return v
-}
-
 // giveBox gives back the task that keeps a box, after its call, on the
 // seat it was taken from: the goroutine's, which a call does not change.
 func giveBox(t *task) {
@@ -121,18 +100,26 @@ func ForOf[A any](n int, arg A, body func(arg A, i int), opts ...Option) {
 }
 
 // forOf is ForOf past its leaves: there is something to do, or a nil body.
+// A call that runs whole on its seat runs here; any other, boxed.
 func forOf[A any](n int, arg A, body func(arg A, i int), opts []Option) {
 	mustBody("ForOf", "body", body == nil)
+	s, whole := callerSeat(opts)
+	if whole { // n > 0: the leaves returned
+		wholeOf(s, n, forOfBox[A]{body: body, arg: arg}, forOfWhole[A], none{}, nil)
+		return
+	}
+	forOfBoxed(s, n, arg, body, opts)
+}
+
+// forOfBoxed is ForOf through the scheduler, its body and argument in a
+// box on seat s (the caller's, or nil).
+func forOfBoxed[A any](s *slot, n int, arg A, body func(arg A, i int), opts []Option) {
 	sp, _ := makeSpec("ForOf", loopOptions, opts, n)
 	if n <= 0 {
 		return
 	}
-	sp.seat = seatOf(platform.GoroutineKey())
-	if len(opts) == 0 && runsWhole(sp.seat) {
-		wholeOf(sp.seat, n, forOfBox[A]{body: body, arg: arg}, forOfWhole[A], none{}, nil)
-		return
-	}
-	t, bx := takeBox[forOfBox[A]](sp.seat)
+	sp.seat, sp.looked = s, true
+	t, bx := takeBox[forOfBox[A]](s)
 	defer giveBox(t)
 	bx.body, bx.arg = body, arg
 	run(&sp, &job[none]{of: bx}, n)
@@ -161,19 +148,27 @@ func ReduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi i
 }
 
 // reduceRangeOf is ReduceRangeOf past its leaves: there is something to do,
-// or a nil function.
+// or a nil function. A call that runs whole on its seat runs here; any
+// other, boxed.
 func reduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	mustBody("ReduceRangeOf", "leaf function", leaf == nil)
 	mustBody("ReduceRangeOf", "combine function", combine == nil)
+	s, whole := callerSeat(opts)
+	if whole { // n > 0: the leaves returned
+		return wholeOf(s, n, arg, leaf, identity, combine)
+	}
+	return reduceRangeOfBoxed(s, n, arg, identity, leaf, combine, opts)
+}
+
+// reduceRangeOfBoxed is ReduceRangeOf through the scheduler, its leaf and
+// argument in a box on seat s (the caller's, or nil).
+func reduceRangeOfBoxed[A, T any](s *slot, n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	sp, deterministic := makeSpec("ReduceRangeOf", reduceOptions, opts, n)
 	if n <= 0 {
 		return identity
 	}
-	sp.seat = seatOf(platform.GoroutineKey())
-	if len(opts) == 0 && runsWhole(sp.seat) {
-		return wholeOf(sp.seat, n, arg, leaf, identity, combine)
-	}
-	t, bx := takeBox[reduceOfBox[A, T]](sp.seat)
+	sp.seat, sp.looked = s, true
+	t, bx := takeBox[reduceOfBox[A, T]](s)
 	defer giveBox(t)
 	bx.leaf, bx.arg = leaf, arg
 	var out T

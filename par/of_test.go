@@ -1,9 +1,6 @@
 package par_test
 
 import (
-	"fmt"
-	"runtime"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -142,68 +139,5 @@ func TestOfFormsPanics(t *testing.T) {
 		if _, panicked := catch(f); !panicked {
 			t.Errorf("%s with a nil function: no panic", name)
 		}
-	}
-}
-
-// Catches: an Of call that loses a panic, its index or the caller's Goexit
-// on one of its two ways to run: its function called directly (parallelism
-// 1, nested, no options: of.go's wholeOf) or through the scheduler (every
-// other case, plain or framed), and a panic in combine reported with the
-// indices of the piece it folded instead of -1. Each failure runs both
-// ways, nested and from outside.
-func TestOfFormsFailEitherWay(t *testing.T) {
-	add := func(a, b int) int { return a + b }
-	leafHit := func(hit func()) func(int, int, int) int {
-		return func(_, lo, hi int) int {
-			for i := lo; i < hi; i++ {
-				hitAt(i, hit)
-			}
-			return hi - lo
-		}
-	}
-	calls := map[string]func(hit func(), opts ...par.Option){
-		"ForOf": func(hit func(), opts ...par.Option) {
-			par.ForOf(100, 0, func(_, i int) { hitAt(i, hit) }, opts...)
-		},
-		"ReduceRangeOf": func(hit func(), opts ...par.Option) {
-			par.ReduceRangeOf(100, 0, 0, leafHit(hit), add, opts...)
-		},
-		"ReduceRangeOf combine": func(hit func(), opts ...par.Option) {
-			par.ReduceRangeOf(100, 0, 0, leafHit(func() {}), func(a, b int) int { hit(); return a + b }, opts...)
-		},
-	}
-	for _, workers := range []int{1, 2} {
-		p := newPool(t, par.Workers(workers))
-		ways := map[string]func(call func(hit func(), opts ...par.Option), hit func()){
-			"nested":  func(call func(func(), ...par.Option), hit func()) { par.For(1, func(int) { call(hit) }, par.On(p)) },
-			"outside": func(call func(func(), ...par.Option), hit func()) { call(hit, par.On(p)) },
-		}
-		for name, call := range calls {
-			for way, run := range ways {
-				what := fmt.Sprintf("workers=%d, %s, %s", workers, way, name)
-				pe := wantPanicError(t, what, func() { run(call, func() { panic("boom") }) })
-				inCombine := strings.HasSuffix(name, "combine")
-				if pe.Value != "boom" || (inCombine && (pe.Lo != -1 || pe.Hi != -1)) || (!inCombine && (pe.Lo > 50 || pe.Hi <= 50)) {
-					t.Errorf("%s: panicked with %v over [%d, %d); want boom over a range holding 50 ([-1, -1) for combine)", what, pe.Value, pe.Lo, pe.Hi)
-				}
-				var after atomic.Bool
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					run(call, runtime.Goexit)
-					after.Store(true)
-				}()
-				<-done
-				if after.Load() {
-					t.Errorf("%s: the caller went on after runtime.Goexit; want it to exit too", what)
-				}
-			}
-		}
-		root := ofNode{id: 7}
-		par.For(1, func(int) {
-			if got, want := countOf(root), countSeq(root); got != want {
-				t.Errorf("workers=%d: after the failures a walk counted %d nodes, want %d", workers, got, want)
-			}
-		}, par.On(p))
 	}
 }

@@ -9,7 +9,9 @@ package par
 //	crowded: from outside, on the default pool, the Ps       plain, watching the crowd; the rest,
 //	  saturated (plain.go)                                     once it leaves, framed
 //	no seat: the pool is closed, or every guest seat held    plain, whole
-//	the pool has parallelism 1                               plain, whole, on its seat
+//	the pool has parallelism 1                               plain, whole, on its seat; a nested
+//	                                                           Of call without options calls its
+//	                                                           function itself (runsWhole, of.go)
 //	nested on a slot whose deque offers thieves work, and    plain, watching the deque; the rest,
 //	  no Track or Weighted                                     once a thief empties it, framed
 //	otherwise                                                framed (frame.go)
@@ -45,7 +47,8 @@ type spec struct {
 	blocking int           // Blocking's limit, or 0
 	prefix   []int64       // Weighted's prefix sums, or nil
 	progress *atomic.Int64 // Track's count of items done, or nil
-	seat     *slot         // the caller's seat, if the verb looked it up (of.go), or nil
+	seat     *slot         // the caller's seat (nil: none) if looked: the verb looked it up (callerSeat)
+	looked   bool
 }
 
 // way is how a call runs: route's decision.
@@ -71,7 +74,7 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 			return wayCrowded, nil, false, p, now
 		}
 	}
-	s, guest, p = enter(sp.pool, sp.seat)
+	s, guest, p = enter(sp.pool, sp.seat, sp.looked)
 	switch {
 	case s == nil || p.solo.Load():
 		return wayPlain, s, guest, p, 0
@@ -81,13 +84,47 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 	return wayFramed, s, guest, p, 0
 }
 
-// runsWhole reports whether a call with no options made on seat s runs
-// plain and whole there: route's row for parallelism 1, while no trace is
-// recorded (a traced call gets its task in run). The Of forms then run
-// their function themselves, with no box or job (of.go).
-func runsWhole(s *slot) bool {
-	return s != nil && s.pool.solo.Load() && !trace.IsEnabled()
+// callerSeat returns the calling goroutine's seat (nil: none), and whether
+// a call with opts made there runs plain and whole on it: no options, and
+// route's row for parallelism 1, while no trace is recorded (a traced call
+// gets its task in run). Such a call the verb runs itself (wholeOf), with
+// no spec, job or box; any other goes to route with the seat in its spec.
+func callerSeat(opts []Option) (s *slot, whole bool) {
+	s = seatOf(platform.GoroutineKey())
+	return s, s != nil && len(opts) == 0 && s.pool.solo.Load() && !trace.IsEnabled()
 }
+
+// wholeOf runs a call over [0, n) on seat s, where it runs whole
+// (callerSeat), and returns combine(identity, run(arg, 0, n)), or the run's
+// result if combine is nil: the piece counted on s, a panic wrapped as
+// plainCall and reduceJob wrap it, a Goexit going on: what the contract of
+// a call nobody can take a part of needs. A nested call at parallelism 1
+// (every node of a recursion) so costs 20% less than through route
+// (docs/DESIGN.md, "How a call runs"); TestWholeCallsFailAsRoutedOnes runs
+// every failure both ways.
+func wholeOf[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, identity T, combine func(a, b T) T) T {
+	s.unflushedPieces++
+	c := catcher{lo: 0, hi: n}
+	defer c.catch(nil, reraise)
+	v := run(arg, 0, n)
+	if combine != nil {
+		c.lo, c.hi = -1, -1 // outside the bodies
+		v = combine(identity, v)
+	}
+	c.returned = true
+	return v
+}
+
+// The verbs' functions over [lo, hi), as wholeOf runs them.
+func eachWhole(body func(int), lo, hi int) none {
+	for i := lo; i < hi; i++ {
+		body(i)
+	}
+	return none{}
+}
+func rangeWhole(body func(lo, hi int), lo, hi int) none      { body(lo, hi); return none{} }
+func leafWhole[T any](leaf func(lo, hi int) T, lo, hi int) T { return leaf(lo, hi) }
+func forOfWhole[A any](b forOfBox[A], lo, hi int) none       { return b.runRange(lo, hi, nil) }
 
 // run runs b over [0, n), n > 0, the way route says, and returns the fold
 // of its pieces (have: any piece delivered a value) and the first error; a

@@ -24,9 +24,20 @@ func For(n int, body func(i int), opts ...Option) {
 	if nothingToDo(n, opts) {
 		return
 	}
-	sp, _ := makeSpec("For", loopOptions, opts, n)
+	if s, whole := callerSeat(opts); whole {
+		wholeOf(s, n, body, eachWhole, none{}, nil)
+	} else {
+		loopOn(s, "For", n, &job[none]{each: body}, opts)
+	}
+}
+
+// loopOn runs a loop's job b over [0, n) through route, made from seat s
+// (callerSeat's).
+func loopOn(s *slot, verb string, n int, b *job[none], opts []Option) {
+	sp, _ := makeSpec(verb, loopOptions, opts, n)
 	if n > 0 {
-		run(&sp, &job[none]{each: body}, n)
+		sp.seat, sp.looked = s, true
+		run(&sp, b, n)
 	}
 }
 
@@ -42,9 +53,10 @@ func ForRange(n int, body func(lo, hi int), opts ...Option) {
 	if nothingToDo(n, opts) {
 		return
 	}
-	sp, _ := makeSpec("ForRange", loopOptions, opts, n)
-	if n > 0 {
-		run(&sp, &job[none]{rng: body}, n)
+	if s, whole := callerSeat(opts); whole {
+		wholeOf(s, n, body, rangeWhole, none{}, nil)
+	} else {
+		loopOn(s, "ForRange", n, &job[none]{rng: body}, opts)
 	}
 }
 
@@ -52,10 +64,12 @@ func ForRange(n int, body func(lo, hi int), opts ...Option) {
 // len(out) == len(in). Panics, Goexit and options are handled as in For.
 func Map[T, U any](in []T, f func(T) U, opts ...Option) []U {
 	mustBody("Map", "function", f == nil)
-	sp, _ := makeSpec("Map", loopOptions, opts, len(in))
 	out := make([]U, len(in))
-	if len(in) != 0 {
-		run(&sp, &job[none]{each: func(i int) { out[i] = f(in[i]) }}, len(in))
+	body := func(i int) { out[i] = f(in[i]) }
+	if s, whole := callerSeat(opts); whole && len(in) != 0 {
+		wholeOf(s, len(in), body, eachWhole, none{}, nil)
+	} else {
+		loopOn(s, "Map", len(in), &job[none]{each: body}, opts)
 	}
 	return out
 }
@@ -149,10 +163,20 @@ func ReduceRange[T any](n int, identity T, leaf func(lo, hi int) T, combine func
 }
 
 func reduce[T any](verb string, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
+	s, whole := callerSeat(opts)
+	if whole && n > 0 {
+		return wholeOf(s, n, leaf, leafWhole[T], identity, combine)
+	}
+	return reduceOn(s, verb, n, identity, leaf, combine, opts)
+}
+
+// reduceOn runs a reduction through route, made from seat s (callerSeat's).
+func reduceOn[T any](s *slot, verb string, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	sp, deterministic := makeSpec(verb, reduceOptions, opts, n)
 	if n <= 0 {
 		return identity
 	}
+	sp.seat, sp.looked = s, true
 	if deterministic {
 		return reduceDeterministic(&sp, n, identity, leaf, combine)
 	}
@@ -252,7 +276,7 @@ func JoinOf[X, Y any](f func(X), x X, g func(Y), y Y, opts ...Option) {
 // forkCall runs a fork on the seat enter finds, or serially without one.
 // Not through route, which would cost a fifth of the fast path (DESIGN.md).
 func forkCall[Y, A, B any](sp *spec, f func() A, g func(Y) B, gv func(Y), y Y) (A, B) {
-	s, guest, _ := enter(sp.pool, nil)
+	s, guest, _ := enter(sp.pool, nil, false)
 	switch {
 	case s == nil:
 		return serialFork(f, g, gv, y)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -330,6 +332,89 @@ func TestMemoryVisibility(t *testing.T) {
 		}
 		if total != want {
 			t.Fatalf("round %d: Reduce = %d; want %d", r, total, want)
+		}
+	}
+}
+
+// Catches: a call that loses a panic, its index or the caller's Goexit on
+// one of its two ways to run: its function called by the verb (a nested
+// call at parallelism 1 with no options: route.go's wholeOf) or through
+// route (every other case, plain or framed); and a panic in combine
+// reported with the indices of the piece it folded instead of -1. Each
+// failure runs both ways, nested and from outside, for every verb that
+// has the first way (Reduce's is ReduceRange's).
+func TestWholeCallsFailAsRoutedOnes(t *testing.T) {
+	add := func(a, b int) int { return a + b }
+	leaf := func(hit func()) func(lo, hi int) int {
+		return func(lo, hi int) int {
+			for i := lo; i < hi; i++ {
+				hitAt(i, hit)
+			}
+			return hi - lo
+		}
+	}
+	seq100 := make([]int, 100)
+	for i := range seq100 {
+		seq100[i] = i
+	}
+	calls := map[string]func(hit func(), opts ...par.Option){
+		"For": func(hit func(), opts ...par.Option) { par.For(100, func(i int) { hitAt(i, hit) }, opts...) },
+		"ForRange": func(hit func(), opts ...par.Option) {
+			par.ForRange(100, func(lo, hi int) { leaf(hit)(lo, hi) }, opts...)
+		},
+		"Map": func(hit func(), opts ...par.Option) {
+			par.Map(seq100, func(x int) int { hitAt(x, hit); return x }, opts...)
+		},
+		"ReduceRange": func(hit func(), opts ...par.Option) {
+			par.ReduceRange(100, 0, leaf(hit), add, opts...)
+		},
+		"ReduceRange combine": func(hit func(), opts ...par.Option) {
+			par.ReduceRange(100, 0, leaf(func() {}), func(a, b int) int { hit(); return a + b }, opts...)
+		},
+		"ForOf": func(hit func(), opts ...par.Option) {
+			par.ForOf(100, 0, func(_, i int) { hitAt(i, hit) }, opts...)
+		},
+		"ReduceRangeOf": func(hit func(), opts ...par.Option) {
+			par.ReduceRangeOf(100, 0, 0, func(_, lo, hi int) int { return leaf(hit)(lo, hi) }, add, opts...)
+		},
+		"ReduceRangeOf combine": func(hit func(), opts ...par.Option) {
+			par.ReduceRangeOf(100, 0, 0, func(_, lo, hi int) int { return hi - lo }, func(a, b int) int { hit(); return a + b }, opts...)
+		},
+	}
+	for _, workers := range []int{1, 2} {
+		p := newPool(t, par.Workers(workers))
+		ways := map[string]func(call func(hit func(), opts ...par.Option), hit func()){
+			"nested":  func(call func(func(), ...par.Option), hit func()) { par.For(1, func(int) { call(hit) }, par.On(p)) },
+			"outside": func(call func(func(), ...par.Option), hit func()) { call(hit, par.On(p)) },
+		}
+		for name, call := range calls {
+			for way, run := range ways {
+				what := fmt.Sprintf("workers=%d, %s, %s", workers, way, name)
+				pe := wantPanicError(t, what, func() { run(call, func() { panic("boom") }) })
+				inCombine := strings.HasSuffix(name, "combine")
+				if pe.Value != "boom" || (inCombine && (pe.Lo != -1 || pe.Hi != -1)) || (!inCombine && (pe.Lo > 50 || pe.Hi <= 50)) {
+					t.Errorf("%s: panicked with %v over [%d, %d); want boom over a range holding 50 ([-1, -1) in combine)", what, pe.Value, pe.Lo, pe.Hi)
+				}
+				if inCombine {
+					continue // a Goexit in combine is a body's, below
+				}
+				var after atomic.Bool
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					run(call, runtime.Goexit)
+					after.Store(true)
+				}()
+				<-done
+				if after.Load() {
+					t.Errorf("%s: the caller went on after runtime.Goexit; want it to exit too", what)
+				}
+			}
+		}
+		var sum atomic.Int64
+		par.For(1, func(int) { par.For(100, func(i int) { sum.Add(int64(i)) }) }, par.On(p))
+		if sum.Load() != 4950 {
+			t.Errorf("workers=%d: after the failures a nested For summed %d, want 4950", workers, sum.Load())
 		}
 	}
 }
