@@ -281,14 +281,13 @@ func TestNestedCallWithoutOnUsesWorkersPool(t *testing.T) {
 }
 
 // Catches: a nested call run as a plain loop (its slot's deque offered a
-// task when it began, split.go) that keeps the rest of its range after
+// task when it began, route.go) that keeps the rest of its range after
 // thieves have emptied that deque. An outer call over two items on a pool
 // of four offers item 1 and runs item 0, whose nested call starts plainly;
 // once item 1 is stolen the nested call must hand over the rest, or two
-// workers sit idle until it ends. For, Map and ForErr look before every
-// iteration, ForRange and ReduceRange between chunks of 1, 2, 4, ...
-// indices; each must spread over more than one goroutine, with an exact
-// result. The nested call's first body waits until item 1 has been taken,
+// workers sit idle until it ends. Each verb looks between chunks of 1, 2,
+// 4, ... indices, and must spread over more than one goroutine, with an
+// exact result. The nested call's first body waits until item 1 has been taken,
 // and its owner's second body (after the call has looked) until another
 // goroutine has run a body: with the hand-over that happens at once, and
 // without it never.
