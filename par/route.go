@@ -9,9 +9,9 @@ package par
 //	crowded: from outside, on the default pool, the Ps       plain, watching the crowd; the rest,
 //	  saturated (plain.go)                                     once it leaves, framed
 //	no seat: the pool is closed, or every guest seat held    plain, whole
-//	the pool has parallelism 1                               plain, whole, on its seat; a nested
-//	                                                           Of call without options calls its
-//	                                                           function itself (runsWhole, of.go)
+//	the pool has parallelism 1                               plain, whole, on its seat; nested,
+//	                                                           with no option and no trace, by
+//	                                                           the verb itself (wholeOf)
 //	nested on a slot whose deque offers thieves work, and    plain, watching the deque; the rest,
 //	  no Track or Weighted                                     once a thief empties it, framed
 //	otherwise                                                framed (frame.go)
@@ -98,10 +98,10 @@ func callerSeat(opts []Option) (s *slot, whole bool) {
 // (callerSeat), and returns combine(identity, run(arg, 0, n)), or the run's
 // result if combine is nil: the piece counted on s, a panic wrapped as
 // plainCall and reduceJob wrap it, a Goexit going on: what the contract of
-// a call nobody can take a part of needs. A nested call at parallelism 1
-// (every node of a recursion) so costs 20% less than through route
-// (docs/DESIGN.md, "How a call runs"); TestWholeCallsFailAsRoutedOnes runs
-// every failure both ways.
+// a call nobody can take a part of needs. It is the plain run's whole case
+// again, kept for what it saves a recursion, which makes such a call at
+// every node (docs/DESIGN.md, "How a call runs", has the figures);
+// TestWholeCallsFailAsRoutedOnes runs every failure both ways.
 func wholeOf[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, identity T, combine func(a, b T) T) T {
 	s.unflushedPieces++
 	c := catcher{lo: 0, hi: n}
