@@ -103,8 +103,8 @@ const (
 )
 
 // crowdedPool returns the pool a call with spec sp runs on if it is
-// crowded, and the tick it read; else nil. route calls it only when the
-// last answer said saturated. Reading the clock refreshes an old answer
+// crowded, and the tick it read; else nil. route calls it only for a
+// caller with no seat, when the last answer said saturated. Reading the clock refreshes an old answer
 // and follows GOMAXPROCS, which the seatless path never checks.
 func crowdedPool(sp *spec) (*Pool, int64) {
 	if sp.progress != nil || sp.prefix != nil || trace.IsEnabled() {
@@ -121,13 +121,9 @@ func crowdedPool(sp *spec) (*Pool, int64) {
 	if l == nil || l.active == 0 || p.exp.noCrowd || l.wide() || p.closed.Load() {
 		return nil, 0
 	}
-	k := platform.GoroutineKey()
-	if lookupWorker(k) != nil {
-		return nil, 0
-	}
 	now := platform.Ticks()
 	p.maybeResizeAt(now)
-	if !platform.Saturated(now, l.procs) || lookupGuest(k) != nil {
+	if !platform.Saturated(now, l.procs) {
 		return nil, 0
 	}
 	return p, now

@@ -47,8 +47,8 @@ type spec struct {
 	blocking int           // Blocking's limit, or 0
 	prefix   []int64       // Weighted's prefix sums, or nil
 	progress *atomic.Int64 // Track's count of items done, or nil
-	seat     *slot         // the caller's seat (nil: none) if looked: the verb looked it up (callerSeat)
-	looked   bool
+	seat     *slot         // the caller's seat (nil: none), once looked
+	looked   bool          // seat was looked up: by the verb (callerSeat), else by route
 }
 
 // way is how a call runs: route's decision.
@@ -69,12 +69,15 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 	if sp.blocking > 0 {
 		return wayBlocking, nil, false, nil, 0
 	}
-	if crowd && platform.SaturatedHint() {
+	if !sp.looked {
+		sp.seat, sp.looked = seatOf(platform.GoroutineKey()), true
+	}
+	if crowd && sp.seat == nil && platform.SaturatedHint() {
 		if p, now = crowdedPool(sp); p != nil {
 			return wayCrowded, nil, false, p, now
 		}
 	}
-	s, guest, p = enter(sp.pool, sp.seat, sp.looked)
+	s, guest, p = enter(sp.pool, sp.seat)
 	switch {
 	case s == nil || p.solo.Load():
 		return wayPlain, s, guest, p, 0

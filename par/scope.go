@@ -179,7 +179,7 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 			defer blockers.Delete(k)
 		}
 	} else {
-		s, guest, sc.pool = enter(sp.pool, nil, false)
+		s, guest, sc.pool = enter(sp.pool, seatOf(platform.GoroutineKey()))
 	}
 	sc.owner = s
 	if s == nil {

@@ -42,18 +42,14 @@ import (
 )
 
 // enter finds the slot for the goroutine's call on pool p (nil: its seat's
-// pool, else Default), given the goroutine's seat cur if looked (the verb
-// looked it up already: nil for none); guest: a guest seat acquired for
-// it, to release. s is nil when the pool is closed or every guest seat is
-// taken.
-func enter(p *Pool, cur *slot, looked bool) (s *slot, guest bool, pool *Pool) {
-	k := platform.GoroutineKey()
-	if !looked {
-		cur = seatOf(k)
-	}
+// pool, else Default), given the goroutine's seat cur (seatOf's: nil for
+// none); guest: a guest seat acquired for it, to release. s is nil when
+// the pool is closed or every guest seat is taken.
+func enter(p *Pool, cur *slot) (s *slot, guest bool, pool *Pool) {
 	if cur != nil && (p == nil || cur.pool == p) {
 		return cur, false, cur.pool
 	}
+	k := platform.GoroutineKey()
 	if p == nil {
 		p = Default()
 	}

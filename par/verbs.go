@@ -276,7 +276,7 @@ func JoinOf[X, Y any](f func(X), x X, g func(Y), y Y, opts ...Option) {
 // forkCall runs a fork on the seat enter finds, or serially without one.
 // Not through route, which would cost a fifth of the fast path (DESIGN.md).
 func forkCall[Y, A, B any](sp *spec, f func() A, g func(Y) B, gv func(Y), y Y) (A, B) {
-	s, guest, _ := enter(sp.pool, nil, false)
+	s, guest, _ := enter(sp.pool, seatOf(platform.GoroutineKey()))
 	switch {
 	case s == nil:
 		return serialFork(f, g, gv, y)
