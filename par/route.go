@@ -118,7 +118,9 @@ func wholeOf[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, ide
 	return v
 }
 
-// The verbs' functions over [lo, hi), as wholeOf runs them.
+// The verbs' functions over [lo, hi), as wholeOf runs them. eachWhole is
+// eachIndex's loop without stop, written out: calling eachIndex (not
+// inlined) costs a nested For of 8 a fifth more instructions.
 func eachWhole(body func(int), lo, hi int) none {
 	for i := lo; i < hi; i++ {
 		body(i)
