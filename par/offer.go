@@ -41,14 +41,22 @@ package par
 //	              call is of the pool and of the thief's tree (the frame's:
 //	              a recycled first piece may carry another's), and the
 //	              rest is worth a split, detach its upper half under a new
-//	              join; state.Store(open).
+//	              join; state.Store(spent) if no rest is left after the
+//	              grain, else state.Store(open).
+//
+// A spent point stays open to the owner (closing takes open or spent to
+// closed) but thieves pass it with a load: nothing can be added to a rest
+// while its grain runs, so the point has nothing more to give. Without it,
+// every thief would write every exhausted point of every slot on each
+// look, and a deep recursion's slots hold dozens of them, their rests cut
+// away while the grains below run.
 //
 // Only the thief that moved the state from open to cutting writes t, and
-// the owner reads t only after its CAS from open to closed, which cannot
-// succeed while the state is cutting; the thief's writes happen before its
-// Store(open), which the owner's CAS observes (sync/atomic is sequentially
-// consistent), and likewise the owner's writes of the point before the
-// thief's CAS. t is not freed while the point is open: the owner frees a
+// the owner reads t only after its CAS from open or spent to closed, which
+// cannot succeed while the state is cutting; the thief's writes happen
+// before its Store(open) or Store(spent), which the owner's CAS observes
+// (sync/atomic is sequentially consistent), and likewise the owner's
+// writes of the point before the thief's CAS. t is not freed while the point is open: the owner frees a
 // piece only after closing it, and a grain that panics closes it first
 // (iterate). The cut join is an ordinary split's, so reductions still
 // combine in index order. The owner opens and closes its points in stack
@@ -147,6 +155,7 @@ const (
 	cutClosed int32 = iota
 	cutOpen
 	cutCutting
+	cutSpent // open, with no rest left to cut
 )
 
 // maxCuts is how deep a slot's points go: deeper grains open none.
@@ -199,7 +208,7 @@ func (s *slot) closeCut(t *task) {
 	}
 	s.nCuts--
 	cp := &s.cuts[s.nCuts]
-	for i := 0; !cp.state.CompareAndSwap(cutOpen, cutClosed); i++ {
+	for i := 0; !cp.state.CompareAndSwap(cutOpen, cutClosed) && !cp.state.CompareAndSwap(cutSpent, cutClosed); i++ {
 		if i < 64 {
 			platform.Pause(1)
 		} else {
@@ -245,7 +254,11 @@ func (s *slot) cutAt(cp *cutPoint, tree uint64) *task {
 		}
 		r = c.detach(s, t, f, f.newJoin(s), mid)
 	}
-	cp.state.Store(cutOpen)
+	if int64(t.hi) <= cp.next {
+		cp.state.Store(cutSpent)
+	} else {
+		cp.state.Store(cutOpen)
+	}
 	if r != nil {
 		s.stats.steals.Add(1)
 		c.thief.Store(s.id + 1)

@@ -121,6 +121,44 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 	}
 }
 
+// A point whose rest is gone is spent: thieves pass it with a load, not
+// a CAS each (at 16 workers, the writes to a deep recursion's exhausted
+// points took most of the walk's time), and its owner still closes it.
+func TestCutPointsWithNoRestAreSpent(t *testing.T) {
+	p := NewPool(Workers(1))
+	defer p.Close()
+	p.ensureStarted()
+	const tree = 0x101
+	owner, thief := newSlot(p, 0, true), newSlot(p, 1, true)
+	f := new(frame[none])
+	f.pool, f.owner, f.tree = p, owner, tree
+	piece := owner.newTask()
+	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 2
+	cp := &owner.cuts[0]
+	owner.nCuts = 1
+	cp.t, cp.next, cp.opened, cp.frame = piece, 1, 0, f // running [0, 1): [1, 2) offered
+	cp.state.Store(cutOpen)
+	if r := thief.cutFrom(owner, tree); r == nil || r.lo != 1 || r.hi != 2 {
+		t.Fatalf("cut %+v, want the whole rest [1, 2)", r)
+	}
+	if st := cp.state.Load(); st != cutSpent {
+		t.Fatalf("after its whole rest was cut the point's state is %d, want spent (%d)", st, cutSpent)
+	}
+	if r := thief.cutFrom(owner, tree); r != nil {
+		t.Fatalf("a spent point gave [%d, %d)", r.lo, r.hi)
+	}
+	if st := cp.state.Load(); st != cutSpent {
+		t.Fatalf("a look at a spent point left it in state %d", st)
+	}
+	if piece.hi != 1 {
+		t.Fatalf("the piece ends at %d after the cut, want 1", piece.hi)
+	}
+	owner.closeCut(piece)
+	if owner.nCuts != 0 || cp.state.Load() != cutClosed {
+		t.Fatalf("closing a spent point: %d open, state %d", owner.nCuts, cp.state.Load())
+	}
+}
+
 // Every grain that leaves a rest offers it, even when the grains so far
 // price the rest cheap (a recursion's leaves before a deep child), an
 // outermost grain as a nested call's; a grain that leaves no rest offers
@@ -216,3 +254,4 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 		t.Fatal("a spare task taken from another hand-over kept its old home")
 	}
 }
+
