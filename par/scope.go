@@ -2,14 +2,27 @@ package par
 
 // Scopes: tasks that spawn tasks.
 //
-// A scope counts what is unfinished in pending: its body (1 from the start)
-// and every task spawned and not yet finished. Go adds 1, then queues the
-// task; a task (or the body) subtracts 1 when it has returned, and whoever
-// brings pending to 0 wakes the owner (the scope's caller). The owner
-// returns once it sees 0: every task's Add(-1) comes after everything the
-// task did, and the owner's load that sees 0 comes after every Add(-1)
-// (sync/atomic is sequentially consistent), so all of it happens before
-// the scope returns.
+// Counting. What is unfinished is counted in a tree, so that tasks on many
+// workers do not all write one word. A task spawned while a task of the
+// same scope is the spawner's seat's innermost running task (spawning) is
+// counted in that task's open, which holds 1
+// for the task's own run and 1 for each task counted in it not yet
+// finished, from the first such task on (counting; a task that counts none
+// finishes with no atomic of its own). Any other task (spawned from the
+// body, from a loop's body on a seat running no task of the scope, or from
+// a goroutine with no seat) is counted in the scope's pending, with the
+// body (1 from the start). Go adds to the count it chose before it queues
+// the task, and cannot come too late: the spawning task is still running
+// on the spawner's stack, so its count holds its own run. A task is done
+// when it has returned and counted none, or when its open drops to 0 (its
+// return subtracts 1, as each finished task counted in it does); whoever
+// finds it done frees it and subtracts 1 from the count above it, and
+// whoever brings pending to 0 wakes the owner (the scope's caller). The
+// owner returns once it sees 0: every task's subtraction comes after
+// everything the task did, each count's last subtraction comes after all
+// the others on it and before its own from the count above, and the
+// owner's load that sees 0 comes after the last of those (sync/atomic is
+// sequentially consistent), so all of it happens before the scope returns.
 //
 // Where a task waits to run:
 //   - on a seat of the scope's pool: Go pushes it onto the deque of the
@@ -220,27 +233,41 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 // spawn queues a task for one of fn and efn (see above); verb names the
 // caller's type in its panic.
 func (sc *scope) spawn(verb string, fn func(), efn func() error) {
-	if sc.pending.Add(1) == 1 {
-		sc.pending.Add(-1)
-		panic("par: " + verb + ".Go called after its scope returned, or on a " + verb + " no scope made")
-	}
-	if sc.stopped() {
-		sc.finish()
-		return
-	}
+	var s *slot  // the seat it goes on; nil: the queue
+	var up *task // the running task it is counted in; nil: pending
 	if sc.pool != nil {
 		k := platform.GoroutineKey()
-		s := sc.owner
-		if k != sc.ownerKey || s.visiting != nil {
-			s = seatOf(k)
+		if s = sc.owner; k != sc.ownerKey || s.visiting != nil {
+			if s = seatOf(k); s != nil && s.pool != sc.pool {
+				s = nil
+			}
 		}
-		if s != nil && s.pool == sc.pool {
-			t := s.newTask()
-			t.kind, t.scope, t.fn, t.efn = taskSpawn, sc, fn, efn
-			s.stamp(t, platform.ProfLabel())
-			s.pushForkTask(t)
-			return
+		if s != nil && s.spawning != nil && s.spawning.scope == sc {
+			up = s.spawning
 		}
+	}
+	if up == nil {
+		if sc.pending.Add(1) == 1 {
+			sc.pending.Add(-1)
+			panic("par: " + verb + ".Go called after its scope returned, or on a " + verb + " no scope made")
+		}
+	} else {
+		up.countIn()
+	}
+	if sc.stopped() {
+		if up != nil {
+			up.open.Add(-1) // not its last: up is running
+		} else {
+			sc.finish()
+		}
+		return
+	}
+	if s != nil {
+		t := s.newTask()
+		t.kind, t.scope, t.fn, t.efn, t.up = taskSpawn, sc, fn, efn, up
+		s.stamp(t, platform.ProfLabel())
+		s.pushForkTask(t)
+		return
 	}
 	sc.mu.Lock()
 	sc.queue = append(sc.queue, queued{fn, efn})
@@ -252,16 +279,79 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 	}
 }
 
-// runSpawned runs a spawned task taken from a deque; t is freed first, so
-// that the task's own spawns reuse it.
+// runSpawned runs a spawned task taken from a deque, as s's spawning task
+// while it runs, then counts it finished.
 func (s *slot) runSpawned(t *task) {
 	s.unflushedPieces++
-	sc, fn, efn := t.scope, t.fn, t.efn
-	s.freeTask(t)
-	if !sc.stopped() { // sc.run, written out: a call less a task
-		sc.call(fn, efn)
+	sc, below := t.scope, s.spawning
+	s.spawning = t
+	if !sc.stopped() {
+		sc.callTask(s, t, below)
 	}
-	sc.finish()
+	s.spawning = below
+	s.endTask(t)
+}
+
+// countIn counts a new task in t, which is running: open holds 1 for t's
+// own run and 1 for each task counted in it, but only from the first such
+// task on (counting), so that a task that spawns none, the leaves of a
+// scope, finishes without an atomic of its own.
+func (t *task) countIn() {
+	if t.counting {
+		t.open.Add(1)
+		return
+	}
+	t.counting = true
+	t.open.Add(2)
+}
+
+// endTask counts t's own run finished: the task is done if it counted no
+// task, or once its open drops to 0.
+func (s *slot) endTask(t *task) {
+	if !t.counting || t.open.Add(-1) == 0 {
+		s.doneTask(t)
+	}
+}
+
+// doneTask frees t, whose count is 0, and subtracts 1 from the count above
+// it, going on up while that brings a count to 0 (see above).
+func (s *slot) doneTask(t *task) {
+	for {
+		sc, up := t.scope, t.up
+		if up != nil {
+			t.up = nil
+		}
+		t.counting = false
+		s.freeTask(t)
+		if up == nil {
+			sc.finish()
+			return
+		}
+		if up.open.Add(-1) != 0 {
+			return
+		}
+		t = up
+	}
+}
+
+// callTask is call for a task run from a deque: a Goexit gives s its
+// spawning task below t back and counts t finished, as runSpawned does not
+// go on to.
+func (sc *scope) callTask(s *slot, t, below *task) {
+	c := catcher{lo: -1, hi: -1}
+	defer c.catch(&sc.stop, func(pe *PanicError) {
+		sc.fail(pe)
+		if pe.goexit {
+			s.spawning = below
+			s.endTask(t)
+		}
+	})
+	if t.fn != nil {
+		t.fn()
+	} else if err := t.efn(); err != nil {
+		sc.setErr(err)
+	}
+	c.returned = true
 }
 
 // run runs a task (or the body) unless the scope has stopped, then counts

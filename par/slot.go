@@ -53,6 +53,10 @@ type slot struct {
 	// only its tree's tasks (steal.go).
 	tree uint64
 
+	// spawning is the spawned task running on the seat, the innermost if
+	// one runs another while it waits (scope.go).
+	spawning *task
+
 	// unflushedPieces counts pieces and forks run and not yet in
 	// stats.pieces: an atomic add would be a fifth of the fork fast path.
 	unflushedPieces int64

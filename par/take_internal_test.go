@@ -1,6 +1,7 @@
 package par
 
 import (
+	"sync/atomic"
 	"testing"
 	"unsafe"
 )
@@ -255,3 +256,37 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 	}
 }
 
+// A task spawned by a running task is counted in that task, not in the
+// scope's one word (scope.go, "Counting"); the scope still waits for it.
+func TestSpawnsAreCountedInTheRunningTask(t *testing.T) {
+	p := NewPool(Workers(2))
+	defer p.Close()
+	var (
+		found       bool
+		open        int32 = -1
+		pendingMore int64 = -1
+		childRan    atomic.Bool
+	)
+	release := make(chan struct{})
+	Scope(func(sp *Spawner) {
+		sp.Go(func() {
+			defer close(release)
+			up := seatOf(goroutineKey()).spawning
+			if found = up != nil && up.scope == &sp.scope; !found {
+				return
+			}
+			before := sp.pending.Load()
+			sp.Go(func() { <-release; childRan.Store(true) })
+			open, pendingMore = up.open.Load(), sp.pending.Load()-before
+		})
+	}, On(p))
+	if !found {
+		t.Fatal("a task running on a seat is not the seat's spawning task")
+	}
+	if open != 2 || pendingMore != 0 {
+		t.Errorf("after a task spawned one: its open is %d, want 2; the scope's pending grew by %d, want 0", open, pendingMore)
+	}
+	if !childRan.Load() {
+		t.Error("Scope returned before the task's child finished")
+	}
+}
