@@ -42,6 +42,15 @@ func TestPoolsShareOneReadOfTheHost(t *testing.T) {
 	}
 }
 
+// cutSlots returns a started pool with no worker thread and two slots of
+// it, an owner and a thief: the only slots, so nothing else takes or cuts.
+func cutSlots(t *testing.T) (p *Pool, owner, thief *slot) {
+	p = NewPool(Workers(1))
+	t.Cleanup(p.Close)
+	p.ensureStarted()
+	return p, newSlot(p, 0, true), newSlot(p, 1, true)
+}
+
 // A cut goes by the call's tree, not the running piece's task's: a call's
 // first piece is a task from its slot's free list, which still carries the
 // tree of whatever piece it held before, and a waiting slot of that tree
@@ -49,11 +58,8 @@ func TestPoolsShareOneReadOfTheHost(t *testing.T) {
 // in their own calls each ran pieces of a third call nested on a worker,
 // and shared its caller's accumulator.)
 func TestCutGoesByTheCallsTree(t *testing.T) {
-	p := NewPool(Workers(1)) // no worker thread: the slots below are the only ones
-	defer p.Close()
-	p.ensureStarted()
+	p, owner, thief := cutSlots(t)
 	const callTree, staleTree = 0x101, 0x202
-	owner, thief := newSlot(p, 0, true), newSlot(p, 1, true)
 	f := new(frame[none])
 	f.pool, f.owner, f.tree = p, owner, callTree
 	piece := owner.newTask()
@@ -80,11 +86,8 @@ func TestCutGoesByTheCallsTree(t *testing.T) {
 // left: the outer piece's while it has one, then the nested piece's, which
 // a single point per slot never offered while the outer grain ran.
 func TestCutsTakeTheOldestRestLeft(t *testing.T) {
-	p := NewPool(Workers(1))
-	defer p.Close()
-	p.ensureStarted()
+	p, owner, thief := cutSlots(t)
 	const tree = 0x101
-	owner, thief := newSlot(p, 0, true), newSlot(p, 1, true)
 	open := func(lo, hi, next int) *task {
 		f := new(frame[none])
 		f.pool, f.owner, f.tree = p, owner, tree
@@ -126,11 +129,8 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 // a CAS each (at 16 workers, the writes to a deep recursion's exhausted
 // points took most of the walk's time), and its owner still closes it.
 func TestCutPointsWithNoRestAreSpent(t *testing.T) {
-	p := NewPool(Workers(1))
-	defer p.Close()
-	p.ensureStarted()
+	p, owner, thief := cutSlots(t)
 	const tree = 0x101
-	owner, thief := newSlot(p, 0, true), newSlot(p, 1, true)
 	f := new(frame[none])
 	f.pool, f.owner, f.tree = p, owner, tree
 	piece := owner.newTask()

@@ -4,12 +4,8 @@
 # lent machine, about four minutes: the published trees by every form,
 # the scope rows, the rows the cut points matter to, and the trees at 2
 # workers. Writes $OUT/results.tgz ({old,new}-*.txt, log.txt).
-D=$(cd "$(dirname "$0")/../../../devrun" && pwd)
+. "$(dirname "$0")/lib.sh"
 ROUNDS=${ROUNDS:-2}
-T0=$(date +%s)
-RES=$(mktemp -d); REAL_OUT=$OUT; OUT=$RES
-save() { tar -czf $REAL_OUT/results.tgz -C $RES .; }
-log() { echo "$(( $(date +%s) - T0 ))s $*" >> $OUT/log.txt; save; }
 bench() { # bench SIDE FILE P TIMEOUT ARGS...
   local bin=$D/bench.test side=$1 f=$2 p=$3 t=$4; shift 4
   [ $side = new ] && bin=$D/bench-new.test

@@ -4,11 +4,7 @@
 # 64 points a seat) against the same with 2,048 (devrun/bench-deep.test,
 # an experiment, not the library), alternated, two rounds, about a minute.
 # Writes $OUT/results.tgz ({new,deep}-trees16.txt, log.txt).
-D=$(cd "$(dirname "$0")/../../../devrun" && pwd)
-T0=$(date +%s)
-RES=$(mktemp -d); REAL_OUT=$OUT; OUT=$RES
-save() { tar -czf $REAL_OUT/results.tgz -C $RES .; }
-log() { echo "$(( $(date +%s) - T0 ))s $*" >> $OUT/log.txt; save; }
+. "$(dirname "$0")/lib.sh"
 log start
 for r in 1 2; do
   for side in new deep; do

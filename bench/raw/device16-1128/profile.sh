@@ -5,11 +5,7 @@
 # workers (a quiet 2-core measurement beside the shared machine's), three
 # rounds. Needs devrun/bench.test (see run.sh).
 # Writes $OUT/results.tgz (prof-*.pprof, prof-*.txt, trees-P2.txt, log.txt).
-D=$(cd "$(dirname "$0")/../../../devrun" && pwd)
-T0=$(date +%s)
-RES=$(mktemp -d); REAL_OUT=$OUT; OUT=$RES
-save() { tar -czf $REAL_OUT/results.tgz -C $RES .; }
-log() { echo "$(( $(date +%s) - T0 ))s $*" >> $OUT/log.txt; save; }
+. "$(dirname "$0")/lib.sh"
 log start
 for row in T3/impl=par.ReduceRangeOf T3/impl=par.BothOf T3/impl=par.Scope T1/impl=par.ReduceRangeOf T1/impl=par.Scope; do
   name=$(echo $row | tr '/=.' '---')

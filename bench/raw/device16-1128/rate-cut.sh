@@ -5,11 +5,7 @@
 # patch applied, alternated, two rounds, about a minute and a half: the
 # trees by every loop form, and the rows cut points matter to.
 # Writes $OUT/results.tgz ({base,rate}-*.txt, log.txt).
-D=$(cd "$(dirname "$0")/../../../devrun" && pwd)
-T0=$(date +%s)
-RES=$(mktemp -d); REAL_OUT=$OUT; OUT=$RES
-save() { tar -czf $REAL_OUT/results.tgz -C $RES .; }
-log() { echo "$(( $(date +%s) - T0 ))s $*" >> $OUT/log.txt; save; }
+. "$(dirname "$0")/lib.sh"
 log start
 for r in 1 2; do
   for side in base rate; do

@@ -10,12 +10,8 @@
 # -czf gosrc.tar.gz src).
 # Writes $OUT/results.tgz (machine.txt, main.txt, weighted.txt, heur.txt,
 # sort.txt, trees.txt, tfidf-P*.txt, log.txt), rewritten after every step.
-D=$(cd "$(dirname "$0")/../../../devrun" && pwd)
+. "$(dirname "$0")/lib.sh"
 P=${P:-16}; BT=${BT:-50ms}; SHORT=${SHORT:-}
-T0=$(date +%s)
-RES=$(mktemp -d); REAL_OUT=$OUT; OUT=$RES
-save() { tar -czf $REAL_OUT/results.tgz -C $RES .; }
-log() { echo "$(( $(date +%s) - T0 ))s $*" >> $OUT/log.txt; save; }
 bench() { # bench FILE P TIMEOUT ARGS...
   local f=$1 p=$2 t=$3; shift 3
   GOMAXPROCS=$p timeout $t $D/bench.test -test.run '^$' -test.benchmem -test.count 1 $SHORT "$@" >> $OUT/$f 2>&1 || log "exit $? $f P=$p $*"
