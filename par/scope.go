@@ -4,25 +4,28 @@ package par
 //
 // Counting. What is unfinished is counted in a tree, so that tasks on many
 // workers do not all write one word. A task spawned while a task of the
-// same scope is the spawner's seat's innermost running task (spawning) is
-// counted in that task's open, which holds 1
-// for the task's own run and 1 for each task counted in it not yet
-// finished, from the first such task on (counting; a task that counts none
-// finishes with no atomic of its own). Any other task (spawned from the
-// body, from a loop's body on a seat running no task of the scope, or from
-// a goroutine with no seat) is counted in the scope's pending, with the
-// body (1 from the start). Go adds to the count it chose before it queues
-// the task, and cannot come too late: the spawning task is still running
-// on the spawner's stack, so its count holds its own run. A task is done
-// when it has returned and counted none, or when its open drops to 0 (its
-// return subtracts 1, as each finished task counted in it does); whoever
-// finds it done frees it and subtracts 1 from the count above it, and
-// whoever brings pending to 0 wakes the owner (the scope's caller). The
-// owner returns once it sees 0: every task's subtraction comes after
-// everything the task did, each count's last subtraction comes after all
-// the others on it and before its own from the count above, and the
-// owner's load that sees 0 comes after the last of those (sync/atomic is
-// sequentially consistent), so all of it happens before the scope returns.
+// same scope is the spawner's seat's running task (spawning) is counted in
+// that task's open, which holds 1 for the task's own run and 1 for each
+// task counted in it not yet finished, from the first such task on
+// (counting; a task that counts none finishes with no atomic of its own).
+// Any other task (spawned from the body, from a loop's body on a seat
+// running no task of the scope, or from a goroutine with no seat) is
+// counted in the scope's pending, with the body (1 from the start), and so
+// is every task spawned by one maxCountLevel counts up from pending
+// (level), so that a chain of tasks each spawning the next keeps at most
+// that many finished tasks waiting for the last, not the whole chain. Go
+// adds to the count it chose before it queues the task, and cannot come too
+// late: the spawning task is still running on the spawner's stack, so its
+// count holds its own run. A task is done when it has returned and counted
+// none, or when its open drops to 0 (its return subtracts 1, as each
+// finished task counted in it does); whoever finds it done frees it and
+// subtracts 1 from the count above it, and whoever brings pending to 0
+// wakes the owner (the scope's caller). The owner returns once it sees 0:
+// every task's subtraction comes after everything the task did, each
+// count's last subtraction comes after all the others on it and before its
+// own from the count above, and the owner's load that sees 0 comes after
+// the last of those (sync/atomic is sequentially consistent), so all of it
+// happens before the scope returns.
 //
 // Where a task waits to run:
 //   - on a seat of the scope's pool: Go pushes it onto the deque of the
@@ -242,8 +245,10 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 				s = nil
 			}
 		}
-		if s != nil && s.spawning != nil && s.spawning.scope == sc {
-			up = s.spawning
+		if s != nil {
+			if r := s.spawning; r != nil && r.scope == sc && r.level < maxCountLevel {
+				up = r
+			}
 		}
 	}
 	if up == nil {
@@ -264,7 +269,10 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 	}
 	if s != nil {
 		t := s.newTask()
-		t.kind, t.scope, t.fn, t.efn, t.up = taskSpawn, sc, fn, efn, up
+		t.kind, t.scope, t.fn, t.efn, t.up, t.level = taskSpawn, sc, fn, efn, up, 0
+		if up != nil {
+			t.level = up.level + 1
+		}
 		s.stamp(t, platform.ProfLabel())
 		s.pushForkTask(t)
 		return
@@ -291,6 +299,11 @@ func (s *slot) runSpawned(t *task) {
 	s.spawning = below
 	s.endTask(t)
 }
+
+// maxCountLevel bounds how many tasks counted each in the one before can
+// be waiting for the last: a task at this level counts what it spawns in
+// the scope's pending, and starts a new run of levels (see above).
+const maxCountLevel = 63
 
 // countIn counts a new task in t, which is running: open holds 1 for t's
 // own run and 1 for each task counted in it, but only from the first such

@@ -290,3 +290,34 @@ func TestSpawnsAreCountedInTheRunningTask(t *testing.T) {
 		t.Error("Scope returned before the task's child finished")
 	}
 }
+
+// A chain of tasks each spawning the next keeps at most maxCountLevel+1 of
+// them counted each in the one before (scope.go, "Counting"), not the
+// whole chain: the rest are counted in the scope and freed as they finish.
+func TestSpawnChainsKeepFewTasksWaiting(t *testing.T) {
+	p := NewPool(Workers(2))
+	defer p.Close()
+	const chain = 10_000
+	var ran, deepest atomic.Int64
+	Scope(func(sp *Spawner) {
+		var next func()
+		next = func() {
+			waiting := int64(0)
+			for r := seatOf(goroutineKey()).spawning; r != nil; r = r.up {
+				waiting++
+			}
+			for d := deepest.Load(); waiting > d && !deepest.CompareAndSwap(d, waiting); d = deepest.Load() {
+			}
+			if ran.Add(1) < chain {
+				sp.Go(next)
+			}
+		}
+		sp.Go(next)
+	}, On(p))
+	if ran.Load() != chain {
+		t.Fatalf("%d tasks ran, want %d", ran.Load(), chain)
+	}
+	if d := deepest.Load(); d < 2 || d > maxCountLevel+1 || d > chain/100 {
+		t.Errorf("a task of the chain ran with %d tasks counted each in the one before, want 2 to %d", d, maxCountLevel+1)
+	}
+}

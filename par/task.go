@@ -46,6 +46,7 @@ type task struct {
 	efn      func() error
 	open     atomic.Int32
 	counting bool
+	level    int32 // how many tasks up it is from one counted in pending
 	up       *task
 
 	home  *slot // the slot whose free list it returns to
