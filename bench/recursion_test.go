@@ -18,6 +18,11 @@ import (
 //   - seq-x2: the machine's ceiling, not an implementation: two walks by
 //     seq at once on two goroutines (ns/op per pair); at 2 workers,
 //     2 × seq / seq-x2 is the best speedup a scheduler could show;
+//   - seq-closures, seq-closures-x2: the closure form's own cost and
+//     ceiling, with no scheduler: the sequential walk making, at every
+//     node, the closure par.ReduceRange is given, allocated as a closure
+//     handed to par is; alone, and two at once (the closure form's best at
+//     2 workers is 2 × seq / seq-closures-x2);
 //   - par.ReduceRange: count(n) = 1 + ReduceRange over n's children of the
 //     children's counts, the leaf a closure over n;
 //   - par.ReduceRangeOf: the same with the node passed to a top-level leaf;
@@ -46,6 +51,8 @@ func BenchmarkPublishedTrees(b *testing.B) {
 		}{
 			{"seq", func(n workloads.SHA1Node) int { return n.Count() }},
 			{"seq-x2", func(n workloads.SHA1Node) int { return bothSeq(n.Count) }},
+			{"seq-closures", treeSeqClosures},
+			{"seq-closures-x2", func(n workloads.SHA1Node) int { return bothSeq(func() int { return treeSeqClosures(n) }) }},
 			{"par.ReduceRange", treeReduceRange},
 			{"par.ReduceRangeOf", treeReduceRangeOf},
 			{"par.BothOf", func(n workloads.SHA1Node) int { return treeBothOf(kidSpan{n, 0, n.Kids()}) + 1 }},
@@ -82,6 +89,30 @@ func treeReduceRange(n workloads.SHA1Node) int {
 		}
 		return s
 	}, func(a, b int) int { return a + b })
+}
+
+// treeSeqClosures is treeReduceRange with the call replaced by runLeaf,
+// which keeps the closure beyond the call (in the walk's own sink), so that
+// it is allocated at every node as par's is.
+func treeSeqClosures(n workloads.SHA1Node) int {
+	var sink func(lo, hi int) int
+	return seqClosures(n, &sink)
+}
+
+func seqClosures(n workloads.SHA1Node, sink *func(lo, hi int) int) int {
+	return 1 + runLeaf(n.Kids(), func(lo, hi int) int {
+		s := 0
+		for i := lo; i < hi; i++ {
+			s += seqClosures(n.Child(i), sink)
+		}
+		return s
+	}, sink)
+}
+
+//go:noinline
+func runLeaf(n int, leaf func(lo, hi int) int, sink *func(lo, hi int) int) int {
+	*sink = leaf
+	return leaf(0, n)
 }
 
 // treeReduceRangeOf is treeReduceRange with the node passed, not captured:
