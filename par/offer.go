@@ -55,14 +55,15 @@ package par
 // the owner reads t only after its CAS from open or spent to closed, which
 // cannot succeed while the state is cutting; the thief's writes happen
 // before its Store(open) or Store(spent), which the owner's CAS observes
-// (sync/atomic is sequentially consistent), and likewise the owner's
-// writes of the point before the thief's CAS. t is not freed while the point is open: the owner frees a
-// piece only after closing it, and a grain that panics closes it first
-// (iterate). The cut join is an ordinary split's, so reductions still
-// combine in index order. The owner opens and closes its points in stack
-// order (a grain nests inside the grain that opened the point below), so
-// the open points are a prefix of the array, which thieves scan up to the
-// first closed one (one that closes meanwhile only hides the rest a while).
+// (sync/atomic is sequentially consistent), and likewise the owner's writes
+// of the point before the thief's CAS. t is not freed while the point is
+// open: the owner frees a piece only after closing it, and a grain that
+// panics closes it first (iterate). The cut join is an ordinary split's, so
+// reductions still combine in index order. The owner opens and closes its
+// points in stack order (a grain nests inside the grain that opened the
+// point below), so the open points are a prefix of the array, which thieves
+// scan up to the first closed one (one that closes meanwhile only hides the
+// rest a while).
 //
 // Kicks. Publishing a piece's first grain kicks a parked worker (sleep.go),
 // at most once per kickEveryNs per pool, when nobody spins, and not at

@@ -13,7 +13,9 @@ import (
 // winning steal), and is freed only by the one party that knows nobody else
 // can touch it: a piece by the slot that ran it (its result is in its join
 // by then); a fork's task by its forker, at once if it popped the task
-// back, else after the thief, which never touches it after, set done.
+// back, else after the thief, which never touches it after, set done; a
+// spawned task by whoever finds it done, its run and every task counted
+// in it finished (scope.go).
 type task struct {
 	kind uint8
 	side uint8 // which half of its parent join a piece is: 0 left, 1 right
