@@ -104,8 +104,9 @@ const (
 
 // crowdedPool returns the pool a call with spec sp runs on if it is
 // crowded, and the tick it read; else nil. route calls it only for a
-// caller with no seat, when the last answer said saturated. Reading the clock refreshes an old answer
-// and follows GOMAXPROCS, which the seatless path never checks.
+// caller with no seat, when the last answer said saturated. Reading the
+// clock refreshes an old answer and follows GOMAXPROCS, which the seatless
+// path never checks.
 func crowdedPool(sp *spec) (*Pool, int64) {
 	if sp.progress != nil || sp.prefix != nil || trace.IsEnabled() {
 		return nil, 0

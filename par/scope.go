@@ -294,7 +294,13 @@ func (s *slot) runSpawned(t *task) {
 	sc, below := t.scope, s.spawning
 	s.spawning = t
 	if !sc.stopped() {
-		sc.callTask(s, t, below)
+		sc.call(t.fn, t.efn, func(pe *PanicError) {
+			sc.fail(pe)
+			if pe.goexit { // runSpawned does not go on: what follows the call, here
+				s.spawning = below
+				s.endTask(t)
+			}
+		})
 	}
 	s.spawning = below
 	s.endTask(t)
@@ -347,41 +353,22 @@ func (s *slot) doneTask(t *task) {
 	}
 }
 
-// callTask is call for a task run from a deque: a Goexit gives s its
-// spawning task below t back and counts t finished, as runSpawned does not
-// go on to.
-func (sc *scope) callTask(s *slot, t, below *task) {
-	c := catcher{lo: -1, hi: -1}
-	defer c.catch(&sc.stop, func(pe *PanicError) {
-		sc.fail(pe)
-		if pe.goexit {
-			s.spawning = below
-			s.endTask(t)
-		}
-	})
-	if t.fn != nil {
-		t.fn()
-	} else if err := t.efn(); err != nil {
-		sc.setErr(err)
-	}
-	c.returned = true
-}
-
 // run runs a task (or the body) unless the scope has stopped, then counts
 // it finished.
 func (sc *scope) run(fn func(), efn func() error) {
 	if !sc.stopped() {
-		sc.call(fn, efn)
+		sc.call(fn, efn, sc.failed)
 	}
 	sc.finish()
 }
 
-// call calls one of fn and efn, recording a panic, a Goexit or efn's error
-// as the scope's failure. A Goexit goes on past run, so failed counts the
-// task finished then.
-func (sc *scope) call(fn func(), efn func() error) {
+// call calls one of fn and efn, recording efn's error as the scope's
+// failure, and hands a panic or Goexit to failed, which records it and, for
+// a Goexit, which goes on past the caller, does what the caller would have
+// done after the call.
+func (sc *scope) call(fn func(), efn func() error, failed func(*PanicError)) {
 	c := catcher{lo: -1, hi: -1}
-	defer c.catch(&sc.stop, sc.failed)
+	defer c.catch(&sc.stop, failed)
 	if fn != nil {
 		fn()
 	} else if err := efn(); err != nil {
@@ -390,8 +377,9 @@ func (sc *scope) call(fn func(), efn func() error) {
 	c.returned = true
 }
 
-// failed records the panic or Goexit of a task (or the body); a Goexit
-// also counts it finished, as run does not go on to.
+// failed is call's failed for run: it records the panic or Goexit of a
+// queued task (or the body); a Goexit also counts it finished, as run does
+// not go on to.
 func (sc *scope) failed(pe *PanicError) {
 	sc.fail(pe)
 	if pe.goexit {
