@@ -15,8 +15,8 @@ package par
 // allocates nothing whatever the argument's type, once each depth has been
 // reached once. A call from a goroutine without a seat allocates its box.
 //
-// A call that runs whole on its caller's seat (parallelism 1, no options)
-// needs no box: the verb calls its function itself (route.go's wholeOf).
+// A call its verb runs itself (parallelism 1, or nested on a slot that
+// offers work, with no options) needs no box: route.go's direct.
 
 import (
 	"sync/atomic"
@@ -103,22 +103,24 @@ func ForOf[A any](n int, arg A, body func(arg A, i int), opts ...Option) {
 // A call that runs whole on its seat runs here; any other, boxed.
 func forOf[A any](n int, arg A, body func(arg A, i int), opts []Option) {
 	mustBody("ForOf", "body", body == nil)
-	s, whole := callerSeat(opts)
-	if whole { // n > 0: the leaves returned
-		wholeOf(s, n, forOfBox[A]{body: body, arg: arg}, forOfWhole[A], none{}, nil)
-		return
+	s, d := callerSeat(opts)
+	from := 0
+	if d { // n > 0: the leaves returned
+		if _, from = direct(s, n, forOfBox[A]{body: body, arg: arg}, forOfWhole[A], none{}, nil); from == n {
+			return
+		}
 	}
-	forOfBoxed(s, n, arg, body, opts)
+	forOfBoxed(s, from, n, arg, body, opts)
 }
 
-// forOfBoxed is ForOf through the scheduler, its body and argument in a
-// box on seat s (the caller's, or nil).
-func forOfBoxed[A any](s *slot, n int, arg A, body func(arg A, i int), opts []Option) {
+// forOfBoxed is ForOf over [from, n) through the scheduler, its body and
+// argument in a box on seat s (the caller's, or nil).
+func forOfBoxed[A any](s *slot, from, n int, arg A, body func(arg A, i int), opts []Option) {
 	sp, _ := makeSpec("ForOf", loopOptions, opts, n)
 	if n <= 0 {
 		return
 	}
-	sp.seat, sp.looked = s, true
+	sp.seat, sp.looked, sp.from = s, true, from
 	t, bx := takeBox[forOfBox[A]](s)
 	defer giveBox(t)
 	bx.body, bx.arg = body, arg
@@ -153,21 +155,26 @@ func ReduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi i
 func reduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	mustBody("ReduceRangeOf", "leaf function", leaf == nil)
 	mustBody("ReduceRangeOf", "combine function", combine == nil)
-	s, whole := callerSeat(opts)
-	if whole { // n > 0: the leaves returned
-		return wholeOf(s, n, arg, leaf, identity, combine)
+	s, d := callerSeat(opts)
+	var head T
+	from := 0
+	if d { // n > 0: the leaves returned
+		if head, from = direct(s, n, arg, leaf, identity, combine); from == n {
+			return head
+		}
 	}
-	return reduceRangeOfBoxed(s, n, arg, identity, leaf, combine, opts)
+	return reduceRangeOfBoxed(s, from, n, arg, head, identity, leaf, combine, opts)
 }
 
-// reduceRangeOfBoxed is ReduceRangeOf through the scheduler, its leaf and
-// argument in a box on seat s (the caller's, or nil).
-func reduceRangeOfBoxed[A, T any](s *slot, n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
+// reduceRangeOfBoxed is ReduceRangeOf over [from, n) through the scheduler,
+// head on its left, its leaf and argument in a box on seat s (the caller's,
+// or nil).
+func reduceRangeOfBoxed[A, T any](s *slot, from, n int, arg A, head, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	sp, deterministic := makeSpec("ReduceRangeOf", reduceOptions, opts, n)
 	if n <= 0 {
 		return identity
 	}
-	sp.seat, sp.looked = s, true
+	sp.seat, sp.looked, sp.from = s, true, from
 	t, bx := takeBox[reduceOfBox[A, T]](s)
 	defer giveBox(t)
 	bx.leaf, bx.arg = leaf, arg
@@ -175,7 +182,7 @@ func reduceRangeOfBoxed[A, T any](s *slot, n int, arg A, identity T, leaf func(a
 	if deterministic {
 		out = reduceOfDeterministic(sp, n, identity, bx, combine)
 	} else {
-		out = reduceJob(&sp, n, identity, &job[T]{of: bx, combine: combine, frames: &bx.frame})
+		out = reduceJob(&sp, n, head, identity, &job[T]{of: bx, combine: combine, frames: &bx.frame})
 	}
 	bx.leaf, bx.arg = nil, *new(A)
 	return out

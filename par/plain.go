@@ -2,11 +2,12 @@ package par
 
 // Plain runs: a call run as a loop on its caller, with no frame, no task
 // and no clock per grain (route.go says when), in one go when nothing could
-// take a part of it, or in chunks of 1, 2, 4, ... times the Grain hint
-// until it hands the rest, and the fold so far, to a framed run, which can
-// split: a nested call once a thief has emptied its slot's deque, a
-// crowded call once the Ps are no longer saturated. A hand-over waits at
-// most about as long as the call has run.
+// take a part of it, or, for a crowded call, in chunks of 1, 2, 4, ...
+// times the Grain hint until it hands the rest, and the fold so far, to a
+// framed run, which can split, once the Ps are no longer saturated. A
+// hand-over waits at most about as long as the call has run. (A nested
+// call on a slot that offers work is run plainly by its verb: route.go's
+// direct.)
 //
 // Crowded calls: from outside the pool, on the default pool, while the Ps
 // are saturated (saturation.go). The entry reads the clock when the last
@@ -27,12 +28,12 @@ import (
 )
 
 // runPlain is plainCall's run in chunks, c holding the chunk running: of
-// the Grain hint (at least 1), doubling, while w says the run goes on
-// plainly; for Track alone, of 256 indices of a per-index body (else the
-// whole range), so that the count moves as the run does.
-func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next int, acc T, have bool, err error) {
+// the Grain hint (at least 1), doubling, while the crowd (cw) stays; for
+// Track alone, of 256 indices of a per-index body (else the whole range),
+// so that the count moves as the run does.
+func runPlain[T any](b *job[T], sp *spec, cw *crowdWatch, lo, n int, c *catcher) (next int, acc T, have bool, err error) {
 	size := n - lo
-	if w.s != nil || w.crowd != nil {
+	if cw != nil {
 		size = max(sp.grain, 1)
 	} else if sp.progress != nil && b.each != nil {
 		size = 256 // Track counts per chunk, not per item
@@ -56,7 +57,7 @@ func runPlain[T any](b *job[T], sp *spec, w watch, lo, n int, c *catcher) (next 
 			return n, acc, have, b.settle(err)
 		}
 		lo = hi
-		if lo < n && !w.still(lo, &size) {
+		if lo < n && cw != nil && !cw.still(lo, &size) {
 			break
 		}
 	}
@@ -75,25 +76,6 @@ func (b *job[T]) settle(err error) error {
 		b.cancel()
 	}
 	return err
-}
-
-// watch is what a plain run watches between chunks.
-type watch struct {
-	s     *slot       // a plain nested call: hand over once s's deque is empty
-	crowd *crowdWatch // a crowded call: hand over once the crowd has left
-}
-
-// still reports whether the run goes on plainly after ran indices, and
-// sizes its next chunk.
-func (w watch) still(ran int, size *int) bool {
-	switch {
-	case w.s != nil:
-		*size = nextChunk(*size)
-		return w.s.dq.Len() != 0
-	case w.crowd != nil:
-		return w.crowd.still(ran, size)
-	}
-	return true
 }
 
 const (

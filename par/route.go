@@ -9,11 +9,12 @@ package par
 //	crowded: from outside, on the default pool, the Ps       plain, watching the crowd; the rest,
 //	  saturated (plain.go)                                     once it leaves, framed
 //	no seat: the pool is closed, or every guest seat held    plain, whole
-//	the pool has parallelism 1                               plain, whole, on its seat; nested,
-//	                                                           with no option and no trace, by
-//	                                                           the verb itself (wholeOf)
-//	nested on a slot whose deque offers thieves work, and    plain, watching the deque; the rest,
-//	  no Track or Weighted                                     once a thief empties it, framed
+//	the pool has parallelism 1                               plain, whole, on its seat; with no
+//	                                                           option and no trace, by the verb
+//	                                                           itself (direct)
+//	nested on a slot whose deque offers thieves work, with   plain, by the verb (direct), watching
+//	  no option and no trace                                   the deque; the rest, once a thief
+//	                                                           empties it, framed
 //	otherwise                                                framed (frame.go)
 //
 //	a fork (Join, Both, BothOf, Invoke): a seat                the fork protocol on it (fork.go)
@@ -29,6 +30,13 @@ package par
 // and two clock reads a grain, wasted on a call nobody could take a part
 // of, and paid for offers nobody takes by a crowded call or a nested call
 // on a slot already offering older, larger work.
+//
+// A nested call on a slot that offers work runs its first index alone. If
+// that index made calls of its own (a recursion), the rest runs in one go:
+// the calls below look at the deque as they start, and offer work once a
+// thief has emptied it. Otherwise it runs in chunks of 2, 4, ... indices,
+// and hands the rest over once the deque is empty: a thief that took the
+// older work finds the rest of a loop of heavy items.
 
 import (
 	"runtime/trace"
@@ -49,17 +57,17 @@ type spec struct {
 	progress *atomic.Int64 // Track's count of items done, or nil
 	seat     *slot         // the caller's seat (nil: none), once looked
 	looked   bool          // seat was looked up: by the verb (callerSeat), else by route
+	from     int           // the first index to run: the verb ran [0, from) itself (direct)
 }
 
 // way is how a call runs: route's decision.
 type way uint8
 
 const (
-	wayBlocking    way = iota // goroutines of its own (blocking.go)
-	wayCrowded                // plain, watching the crowd (plain.go); the rest routed again
-	wayPlain                  // plain, whole: no seat, or parallelism 1
-	wayPlainNested            // plain, watching the slot's deque; the rest framed
-	wayFramed                 // framed (frame.go)
+	wayBlocking way = iota // goroutines of its own (blocking.go)
+	wayCrowded             // plain, watching the crowd (plain.go); the rest routed again
+	wayPlain               // plain, whole: no seat, or parallelism 1
+	wayFramed              // framed (frame.go)
 )
 
 // route decides how a call with spec sp runs (the table above; crowded
@@ -78,47 +86,70 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 		}
 	}
 	s, guest, p = enter(sp.pool, sp.seat)
-	switch {
-	case s == nil || p.solo.Load():
+	if s == nil || p.solo.Load() {
 		return wayPlain, s, guest, p, 0
-	case !guest && sp.progress == nil && sp.prefix == nil && s.offersWork() && !p.exp.noPlainNested:
-		return wayPlainNested, s, false, p, 0
 	}
 	return wayFramed, s, guest, p, 0
 }
 
 // callerSeat returns the calling goroutine's seat (nil: none), and whether
-// a call with opts made there runs plain and whole on it: no options, and
-// route's row for parallelism 1, while no trace is recorded (a traced call
-// gets its task in run). Such a call the verb runs itself (wholeOf), with
-// no spec, job or box; any other goes to route with the seat in its spec.
-func callerSeat(opts []Option) (s *slot, whole bool) {
+// a call with opts made there is one its verb runs itself (direct): no
+// options and no trace recorded (a traced call gets its task in run), on a
+// seat whose pool has parallelism 1 or whose deque offers thieves work
+// (the table's rows "by the verb"). Any other call goes to route with the
+// seat in its spec.
+func callerSeat(opts []Option) (s *slot, byVerb bool) {
 	s = seatOf(platform.GoroutineKey())
-	return s, s != nil && len(opts) == 0 && s.pool.solo.Load() && !trace.IsEnabled()
+	return s, s != nil && len(opts) == 0 && (s.pool.solo.Load() || s.offersWork() && !s.pool.exp.noPlainNested) && !trace.IsEnabled()
 }
 
-// wholeOf runs a call over [0, n) on seat s, where it runs whole
-// (callerSeat), and returns combine(identity, run(arg, 0, n)), or the run's
-// result if combine is nil: the piece counted on s, a panic wrapped as
-// plainCall and reduceJob wrap it, a Goexit going on: what the contract of
-// a call nobody can take a part of needs. It is the plain run's whole case
-// again, kept for what it saves a recursion, which makes such a call at
-// every node (docs/DESIGN.md, "How a call runs", has the figures);
-// TestWholeCallsFailAsRoutedOnes runs every failure both ways.
-func wholeOf[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, identity T, combine func(a, b T) T) T {
+// direct runs a call over [0, n), n > 0, on seat s, where its verb runs it
+// itself (callerSeat): whole at parallelism 1, else as the doc comment
+// above says. It returns next, the first index it did not run, and the
+// fold of what it ran: combine(identity, fold) if next is n, else the fold
+// alone, and the verb routes the rest [next, n) (spec.from). A panic is
+// wrapped as a routed call wraps it; a Goexit goes on: nothing else is in
+// flight. It is the plain run's nested case, and its whole case again: a
+// call at every node of a recursion costs no spec, job or box (the figures
+// are in docs/DESIGN.md, "How a call runs"); TestWholeCallsFailAsRoutedOnes
+// runs every failure both ways.
+func direct[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, identity T, combine func(a, b T) T) (acc T, next int) {
 	s.unflushedPieces++
 	c := catcher{lo: 0, hi: n}
 	defer c.catch(nil, reraise)
-	v := run(arg, 0, n)
-	if combine != nil {
-		c.lo, c.hi = -1, -1 // outside the bodies
-		v = combine(identity, v)
+	if s.pool.solo.Load() {
+		acc, next = run(arg, 0, n), n
+	} else {
+		// Calls of the first index's show in unflushedPieces (a flush
+		// between can only make the run chunked).
+		calls, size := s.unflushedPieces, 1
+		for next < n {
+			hi := next + min(size, n-next)
+			c.lo, c.hi = next, hi
+			v := run(arg, next, hi)
+			if next == 0 {
+				acc = v
+			} else if combine != nil {
+				c.lo, c.hi = -1, -1 // outside the bodies
+				acc = combine(acc, v)
+			}
+			next = hi
+			if s.unflushedPieces != calls {
+				size = n // the rest in one go
+			} else if size = nextChunk(size); s.dq.Len() == 0 {
+				break
+			}
+		}
+	}
+	if combine != nil && next == n {
+		c.lo, c.hi = -1, -1
+		acc = combine(identity, acc)
 	}
 	c.returned = true
-	return v
+	return acc, next
 }
 
-// The verbs' functions over [lo, hi), as wholeOf runs them. eachWhole is
+// The verbs' functions over [lo, hi), as direct runs them. eachWhole is
 // eachIndex's loop without stop, written out: calling eachIndex (not
 // inlined) costs a nested For of 8 a fifth more instructions.
 func eachWhole(body func(int), lo, hi int) none {
@@ -143,44 +174,33 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 	if tc.startTrace(sp.verb, n, s, b.ctx); tc.traceCtx != nil {
 		defer tc.endTrace()
 	}
-	lo := 0
+	lo := sp.from
 	if w == wayCrowded {
 		cw := crowdWatch{p: p, start: now, t: now}
-		lo, acc, have, err = plainCall(sp, b, &tc, watch{crowd: &cw}, nil, false, 0, n)
+		lo, acc, have, err = plainCall(sp, b, &tc, &cw, nil, false, lo, n)
 		cw.done()
 		if lo == n || err != nil {
 			return acc, have, err
 		}
 		w, s, guest, p, _ = route(sp, false)
 	}
-	if w == wayPlain || w == wayPlainNested {
-		var pw watch // wayPlain: runs to n
-		if w == wayPlainNested {
-			pw.s = s
-		}
-		next, v, h, err := plainCall(sp, b, &tc, pw, s, guest, lo, n)
-		if !have { // nothing crowded ran before: no fold (a call, on every plain call's path)
-			acc, have = v, h
-		} else {
-			acc, have = fold(b, acc, have, v, h)
-		}
-		if next == n || err != nil {
-			return acc, have, err
-		}
-		lo = next
+	if w == wayPlain {
+		_, v, h, err := plainCall(sp, b, &tc, nil, s, guest, lo, n)
+		acc, have = fold(b, acc, have, v, h)
+		return acc, have, err
 	}
 	v, h, err := runFramed(sp, b, tc, s, guest, p, lo, n)
 	acc, have = fold(b, acc, have, v, h)
 	return acc, have, err
 }
 
-// plainCall runs b over [lo, n) on the caller, watching w (none: in one
-// go, else in chunks: runPlain), and returns the first index not run, the
+// plainCall runs b over [lo, n) on the caller, watching the crowd if cw is
+// not nil (else in one go, but for Track: runPlain), and returns the first index not run, the
 // fold of what ran (have: any), and a body's error; on an error or a done
 // context it returns n. Around the run: the piece counted on s (if any),
 // the guest seat released, a panic wrapped as in a framed run (a Goexit
 // goes on: nothing else is in flight), a piece region while tracing.
-func plainCall[T any](sp *spec, b *job[T], tc *traced, w watch, s *slot, guest bool, lo, n int) (next int, acc T, have bool, err error) {
+func plainCall[T any](sp *spec, b *job[T], tc *traced, cw *crowdWatch, s *slot, guest bool, lo, n int) (next int, acc T, have bool, err error) {
 	var t0 int64
 	if s != nil {
 		s.unflushedPieces++
@@ -200,14 +220,14 @@ func plainCall[T any](sp *spec, b *job[T], tc *traced, w watch, s *slot, guest b
 	if tc.traceCtx != nil {
 		r = trace.StartRegion(tc.traceCtx, "piece")
 	}
-	if w.s == nil && w.crowd == nil && sp.progress == nil { // whole, in one go
+	if cw == nil && sp.progress == nil { // whole, in one go
 		c.lo, c.hi = lo, n
 		if acc, err = b.run(lo, n, nil); err != nil {
 			err = b.settle(err)
 		}
 		next, have = n, b.combine != nil
 	} else {
-		next, acc, have, err = runPlain(b, sp, w, lo, n, &c)
+		next, acc, have, err = runPlain(b, sp, cw, lo, n, &c)
 	}
 	c.returned = true
 	if r != nil {

@@ -24,19 +24,22 @@ func For(n int, body func(i int), opts ...Option) {
 	if nothingToDo(n, opts) {
 		return
 	}
-	if s, whole := callerSeat(opts); whole {
-		wholeOf(s, n, body, eachWhole, none{}, nil)
-	} else {
-		loopOn(s, "For", n, &job[none]{each: body}, opts)
+	s, d := callerSeat(opts)
+	from := 0
+	if d {
+		if _, from = direct(s, n, body, eachWhole, none{}, nil); from == n {
+			return
+		}
 	}
+	loopOn(s, "For", from, n, &job[none]{each: body}, opts)
 }
 
-// loopOn runs a loop's job b over [0, n) through route, made from seat s
-// (callerSeat's).
-func loopOn(s *slot, verb string, n int, b *job[none], opts []Option) {
+// loopOn runs a loop's job b over [from, n) through route, made from seat s
+// (callerSeat's), after its verb ran [0, from) (direct).
+func loopOn(s *slot, verb string, from, n int, b *job[none], opts []Option) {
 	sp, _ := makeSpec(verb, loopOptions, opts, n)
 	if n > 0 {
-		sp.seat, sp.looked = s, true
+		sp.seat, sp.looked, sp.from = s, true, from
 		run(&sp, b, n)
 	}
 }
@@ -53,11 +56,14 @@ func ForRange(n int, body func(lo, hi int), opts ...Option) {
 	if nothingToDo(n, opts) {
 		return
 	}
-	if s, whole := callerSeat(opts); whole {
-		wholeOf(s, n, body, rangeWhole, none{}, nil)
-	} else {
-		loopOn(s, "ForRange", n, &job[none]{rng: body}, opts)
+	s, d := callerSeat(opts)
+	from := 0
+	if d {
+		if _, from = direct(s, n, body, rangeWhole, none{}, nil); from == n {
+			return
+		}
 	}
+	loopOn(s, "ForRange", from, n, &job[none]{rng: body}, opts)
 }
 
 // Map returns out with out[i] = f(in[i]) for every i, computed in parallel.
@@ -66,11 +72,14 @@ func Map[T, U any](in []T, f func(T) U, opts ...Option) []U {
 	mustBody("Map", "function", f == nil)
 	out := make([]U, len(in))
 	body := func(i int) { out[i] = f(in[i]) }
-	if s, whole := callerSeat(opts); whole && len(in) != 0 {
-		wholeOf(s, len(in), body, eachWhole, none{}, nil)
-	} else {
-		loopOn(s, "Map", len(in), &job[none]{each: body}, opts)
+	s, d := callerSeat(opts)
+	from := 0
+	if d && len(in) != 0 {
+		if _, from = direct(s, len(in), body, eachWhole, none{}, nil); from == len(in) {
+			return out
+		}
 	}
+	loopOn(s, "Map", from, len(in), &job[none]{each: body}, opts)
 	return out
 }
 
@@ -163,30 +172,38 @@ func ReduceRange[T any](n int, identity T, leaf func(lo, hi int) T, combine func
 }
 
 func reduce[T any](verb string, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
-	s, whole := callerSeat(opts)
-	if whole && n > 0 {
-		return wholeOf(s, n, leaf, leafWhole[T], identity, combine)
+	s, d := callerSeat(opts)
+	var head T
+	from := 0
+	if d && n > 0 {
+		if head, from = direct(s, n, leaf, leafWhole[T], identity, combine); from == n {
+			return head
+		}
 	}
-	return reduceOn(s, verb, n, identity, leaf, combine, opts)
+	return reduceOn(s, verb, from, n, head, identity, leaf, combine, opts)
 }
 
-// reduceOn runs a reduction through route, made from seat s (callerSeat's).
-func reduceOn[T any](s *slot, verb string, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
+// reduceOn runs a reduction through route, made from seat s (callerSeat's),
+// after its verb folded [0, from) into head (direct).
+func reduceOn[T any](s *slot, verb string, from, n int, head, identity T, leaf func(lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	sp, deterministic := makeSpec(verb, reduceOptions, opts, n)
 	if n <= 0 {
 		return identity
 	}
-	sp.seat, sp.looked = s, true
+	sp.seat, sp.looked, sp.from = s, true, from
 	if deterministic {
 		return reduceDeterministic(&sp, n, identity, leaf, combine)
 	}
-	return reduceJob(&sp, n, identity, &job[T]{leaf: leaf, combine: combine})
+	return reduceJob(&sp, n, head, identity, &job[T]{leaf: leaf, combine: combine})
 }
 
-// reduceJob runs a reduction's job b over [0, n), n > 0, and applies
-// identity on the left.
-func reduceJob[T any](sp *spec, n int, identity T, b *job[T]) T {
+// reduceJob runs a reduction's job b over [sp.from, n), n > 0, folds head
+// (the fold of [0, sp.from)) on its left, and applies identity on the left.
+func reduceJob[T any](sp *spec, n int, head, identity T, b *job[T]) T {
 	acc, have, _ := run(sp, b, n)
+	if sp.from > 0 {
+		acc, have = fold(b, head, true, acc, have)
+	}
 	if !have {
 		return identity
 	}

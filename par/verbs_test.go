@@ -337,12 +337,13 @@ func TestMemoryVisibility(t *testing.T) {
 }
 
 // Catches: a call that loses a panic, its index or the caller's Goexit on
-// one of its two ways to run: its function called by the verb (a nested
-// call at parallelism 1 with no options: route.go's wholeOf) or through
-// route (every other case, plain or framed); and a panic in combine
-// reported with the indices of the piece it folded instead of -1. Each
-// failure runs both ways, nested and from outside, for every verb that
-// has the first way (Reduce's is ReduceRange's).
+// one of its two ways to run: by the verb (route.go's direct: a nested
+// call with no options at parallelism 1, or on a slot whose deque offers
+// work, as it does under a fork whose other function nobody has taken
+// yet) or through route (every other case, plain or framed); and a panic
+// in combine reported with the indices of the piece it folded instead of
+// -1. Each failure runs every way, nested and from outside, for every verb
+// that has the first way (Reduce's is ReduceRange's).
 func TestWholeCallsFailAsRoutedOnes(t *testing.T) {
 	add := func(a, b int) int { return a + b }
 	leaf := func(hit func()) func(lo, hi int) int {
@@ -384,7 +385,10 @@ func TestWholeCallsFailAsRoutedOnes(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		p := newPool(t, par.Workers(workers))
 		ways := map[string]func(call func(hit func(), opts ...par.Option), hit func()){
-			"nested":  func(call func(func(), ...par.Option), hit func()) { par.For(1, func(int) { call(hit) }, par.On(p)) },
+			"nested": func(call func(func(), ...par.Option), hit func()) { par.For(1, func(int) { call(hit) }, par.On(p)) },
+			"in a fork": func(call func(func(), ...par.Option), hit func()) {
+				par.Join(func() { call(hit) }, func() {}, par.On(p))
+			},
 			"outside": func(call func(func(), ...par.Option), hit func()) { call(hit, par.On(p)) },
 		}
 		for name, call := range calls {
