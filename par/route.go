@@ -31,12 +31,13 @@ package par
 // of, and paid for offers nobody takes by a crowded call or a nested call
 // on a slot already offering older, larger work.
 //
-// A nested call on a slot that offers work runs its first index alone. If
-// that index made calls of its own (a recursion), the rest runs in one go:
-// the calls below look at the deque as they start, and offer work once a
-// thief has emptied it. Otherwise it runs in chunks of 2, 4, ... indices,
-// and hands the rest over once the deque is empty: a thief that took the
-// older work finds the rest of a loop of heavy items.
+// A nested call on a slot that offers work runs its first index alone,
+// then looks at the deque: once a thief has emptied it, the call hands its
+// rest over, framed, where thieves find it. If the first index made calls
+// of its own (a level of a recursion), the rest runs in one go: the calls
+// below look at the deque as they start, as this one did. Otherwise (the
+// items are leaves) it runs in chunks of 2, 4, ... indices, looking at the
+// deque after each.
 
 import (
 	"runtime/trace"
@@ -133,11 +134,13 @@ func direct[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, iden
 				c.lo, c.hi = -1, -1 // outside the bodies
 				acc = combine(acc, v)
 			}
-			next = hi
-			if s.unflushedPieces != calls {
+			if next = hi; s.dq.Len() == 0 {
+				break // a thief took the older work: the rest goes where thieves see it
+			}
+			if s.unflushedPieces != calls && !s.pool.exp.noRestWhole {
 				size = n // the rest in one go
-			} else if size = nextChunk(size); s.dq.Len() == 0 {
-				break
+			} else {
+				size = nextChunk(size)
 			}
 		}
 	}
