@@ -18,24 +18,22 @@ declare -A rows=(
   [cuts]='LongFirstItem$|Skewed$/peer=par.For$|Mandelbrot$/peer=par.For$'
   [fewitems]='FewItems$/n=(2|8|32)/cost=1ms/pool=(P2|P8sleep)/impl=par.For$'
   [plainnested]='UTS$/peer=par.(For|ReduceRange)$|Nested$/peer=par.(For|ForRange)$|NestedSmall$'
-  [restwhole]='PublishedTrees/tree=(T1|T3)/impl=par.(ReduceRangeOf|For)$|UTS$/peer=par.(For|ReduceRange)$|Nested$/peer=par.(For|ForRange)$'
   [crowds]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.(For|ForRange)$'
   [saturation]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.ForRange$|ManyCallers$/peer=par.ForRange$'
   [backoff]='Tiny$/peer=par.For$|Uniform$/peer=par.For$|Quicksort$/peer=par.Join$|Fib30$/peer=par.BothOf-direct$'
 )
 declare -A setting=(
   [kicks]=kicks=off [cuts]=cuts=off [fewitems]=fewitems=off
-  [plainnested]=plainnested=off [restwhole]=restwhole=off [crowds]=crowds=off [saturation]=saturation=off
+  [plainnested]=plainnested=off [crowds]=crowds=off [saturation]=saturation=off
   [backoff]=backoff=off
 )
-declare -A times=([restwhole]=2x) # iterations a row (default 20): a tree walk takes about a second
-for h in ${HEUR:-kicks cuts fewitems plainnested restwhole crowds saturation backoff}; do
+for h in ${HEUR:-kicks cuts fewitems plainnested crowds saturation backoff}; do
   rm -f "$out/$h.on.txt" "$out/$h.off.txt"
   for _ in $(seq "$rounds"); do
     for side in on off; do
       exp=default; [ $side = off ] && exp=${setting[$h]}
       GOMAXPROCS=$P PARLOOP_EXPERIMENT=$exp "$bin" -test.run '^$' -test.bench "${rows[$h]}" \
-        -test.benchtime ${times[$h]:-20x} -test.count 1 | grep '^Benchmark' >> "$out/$h.$side.txt" || true
+        -test.benchtime 20x -test.count 1 | grep '^Benchmark' >> "$out/$h.$side.txt" || true
     done
   done
   benchstat -filter '.unit:(sec/op)' "$out/$h.on.txt" "$out/$h.off.txt" > "$out/$h.benchstat.txt" || true

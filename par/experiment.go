@@ -18,7 +18,6 @@ type experiment struct {
 	noCut         bool         // no piece offers its rest behind a running grain (offer.go)
 	noFewItems    bool         // a call over few items splits them only after its first grain (offer.go)
 	noPlainNested bool         // nested calls are framed even where the slot offers work (route.go)
-	noRestWhole   bool         // a nested call whose first index made calls goes on in chunks (route.go)
 	noCrowd       bool         // calls are never crowded (plain.go)
 	noSaturation  bool         // the Ps are never taken to be saturated (saturation.go)
 
@@ -36,7 +35,6 @@ var experimentSettings = map[string]func(*experiment){
 	"cuts=off":        func(e *experiment) { e.noCut = true },
 	"fewitems=off":    func(e *experiment) { e.noFewItems = true },
 	"plainnested=off": func(e *experiment) { e.noPlainNested = true },
-	"restwhole=off":   func(e *experiment) { e.noRestWhole = true },
 	"crowds=off":      func(e *experiment) { e.noCrowd = true },
 	"saturation=off":  func(e *experiment) { e.noSaturation = true },
 

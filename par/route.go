@@ -31,13 +31,9 @@ package par
 // of, and paid for offers nobody takes by a crowded call or a nested call
 // on a slot already offering older, larger work.
 //
-// A nested call on a slot that offers work runs its first index alone,
-// then looks at the deque: once a thief has emptied it, the call hands its
-// rest over, framed, where thieves find it. If the first index made calls
-// of its own (a level of a recursion), the rest runs in one go: the calls
-// below look at the deque as they start, as this one did. Otherwise (the
-// items are leaves) it runs in chunks of 2, 4, ... indices, looking at the
-// deque after each.
+// A nested call on a slot that offers work runs in chunks of 1, 2, 4, ...
+// indices, and looks at the deque after each: once a thief has emptied it,
+// the call hands its rest over, framed, where thieves find it.
 
 import (
 	"runtime/trace"
@@ -121,10 +117,7 @@ func direct[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, iden
 	if s.pool.solo.Load() {
 		acc, next = run(arg, 0, n), n
 	} else {
-		// Calls of the first index's show in unflushedPieces (a flush
-		// between can only make the run chunked).
-		calls, size := s.unflushedPieces, 1
-		for next < n {
+		for size := 1; next < n; size = nextChunk(size) {
 			hi := next + min(size, n-next)
 			c.lo, c.hi = next, hi
 			v := run(arg, next, hi)
@@ -136,11 +129,6 @@ func direct[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, iden
 			}
 			if next = hi; s.dq.Len() == 0 {
 				break // a thief took the older work: the rest goes where thieves see it
-			}
-			if s.unflushedPieces != calls && !s.pool.exp.noRestWhole {
-				size = n // the rest in one go
-			} else {
-				size = nextChunk(size)
 			}
 		}
 	}
