@@ -35,7 +35,9 @@ func For(n int, body func(i int), opts ...Option) {
 }
 
 // loopOn runs a loop's job b over [from, n) through route, made from seat s
-// (callerSeat's), after its verb ran [0, from) (direct).
+// (callerSeat's), after its verb ran [0, from) (direct). For, ForRange and
+// Map each call direct themselves: one function doing both for the three
+// cost a nested For of 8 items 33 more instructions (339 against 372).
 func loopOn(s *slot, verb string, from, n int, b *job[none], opts []Option) {
 	sp, _ := makeSpec(verb, loopOptions, opts, n)
 	if n > 0 {
