@@ -48,8 +48,12 @@ func Saturated(now int64, procs int) bool {
 	s := &saturation.sample[0]
 	metrics.Read(saturation.sample[:])
 	yes := s.Value.Kind() == metrics.KindUint64 && s.Value.Uint64() > uint64(procs)
+	if saturation.at.Load() != now { // FixSaturation came first: its answer stands
+		saturation.mu.Unlock()
+		return saturation.yes.Load()
+	}
+	saturation.yes.Store(yes) // under mu, so that FixSaturation's answer comes after any read's
 	saturation.mu.Unlock()
-	saturation.yes.Store(yes)
 	cost := Ticks() - now
 	saturation.every.Store(min(max(saturationCostX*cost, NsToTicks(saturationEvery)), NsToTicks(saturationMaxEvery)))
 	return yes
