@@ -177,8 +177,10 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 	}
 	if w == wayPlain {
 		_, v, h, err := plainCall(sp, b, &tc, nil, s, guest, lo, n)
-		acc, have = fold(b, acc, have, v, h)
-		return acc, have, err
+		if have { // a crowded part ran first
+			v, h = fold(b, acc, have, v, h)
+		}
+		return v, h, err
 	}
 	v, h, err := runFramed(sp, b, tc, s, guest, p, lo, n)
 	acc, have = fold(b, acc, have, v, h)
@@ -186,9 +188,9 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 }
 
 // plainCall runs b over [lo, n) on the caller, watching the crowd if cw is
-// not nil (else in one go, but for Track: runPlain), and returns the first index not run, the
-// fold of what ran (have: any), and a body's error; on an error or a done
-// context it returns n. Around the run: the piece counted on s (if any),
+// not nil (else in one go, but for Track: runPlain), and returns the first
+// index not run, the fold of what ran (have: any), and a body's error; on
+// an error or a done context it returns n. Around the run: the piece counted on s (if any),
 // the guest seat released, a panic wrapped as in a framed run (a Goexit
 // goes on: nothing else is in flight), a piece region while tracing.
 func plainCall[T any](sp *spec, b *job[T], tc *traced, cw *crowdWatch, s *slot, guest bool, lo, n int) (next int, acc T, have bool, err error) {

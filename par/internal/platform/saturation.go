@@ -48,7 +48,7 @@ func Saturated(now int64, procs int) bool {
 	s := &saturation.sample[0]
 	metrics.Read(saturation.sample[:])
 	yes := s.Value.Kind() == metrics.KindUint64 && s.Value.Uint64() > uint64(procs)
-	if saturation.at.Load() != now { // FixSaturation came first: its answer stands
+	if saturation.at.Load() != now { // FixSaturation (or a later read) moved the date: its answer stands
 		saturation.mu.Unlock()
 		return saturation.yes.Load()
 	}
