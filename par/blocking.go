@@ -9,65 +9,18 @@ package par
 // managedBlock): a body cannot tell the pool it is about to block, and the
 // Go runtime parks and wakes a plain goroutine cheaply.
 //
-// One budget for a tree of blocking calls. A Blocking call's limit is a
-// budget of goroutines, which its goroutines carry (blockers, by goroutine
-// key): a Blocking call or scope made by one of them, in a body or a task,
-// spends the same budget instead of a new one. It runs on its caller, which
-// already holds a token, and starts a goroutine for each token it can take
-// (budget.take), at most its own limit less one; each such goroutine gives
-// its token back when it exits. So however deep blocking calls nest, the
-// goroutines of the tree never exceed the outermost limit, and a nested call
-// with no token left still makes progress on its caller. Except a call with
-// limit >= n, which promises that every body runs at once (bodies may wait
-// on each other, as iter's producer and runners do): it starts its own.
+// One budget for a tree of blocking calls (internal/budget): a Blocking
+// call nested in a blocking call's body runs on its caller and spends the
+// outer call's budget, except a call with limit >= n, which promises that
+// every body runs at once (bodies may wait on each other, as iter's
+// producer and runners do): it starts its own.
 
 import (
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
-	"github.com/parloop/parloop/par/internal/gtable"
-	"github.com/parloop/parloop/par/internal/platform"
+	"github.com/parloop/parloop/par/internal/budget"
 )
-
-// budget counts the tokens (goroutines) left to a tree of blocking calls.
-type budget struct{ free atomic.Int64 }
-
-// blockers maps the keys of goroutines that blocking calls and scopes
-// started to their budget, while they run.
-var blockers gtable.Table
-
-// budgetHere returns the budget of the calling goroutine, or nil if it is
-// not one a blocking call started.
-func budgetHere() *budget { return (*budget)(blockers.Get(platform.GoroutineKey())) }
-
-// take takes up to want tokens and returns how many it took.
-func (b *budget) take(want int) int {
-	for {
-		f := b.free.Load()
-		k := min(f, int64(want))
-		if k <= 0 {
-			return 0
-		}
-		if b.free.CompareAndSwap(f, f-k) {
-			return int(k)
-		}
-	}
-}
-
-// goWith starts f on a goroutine that holds one of b's tokens (taken by
-// the caller) and gives it back when f returns or calls Goexit.
-func goWith(b *budget, f func()) {
-	go func() {
-		k := platform.GoroutineKey()
-		blockers.Put(k, unsafe.Pointer(b))
-		defer func() {
-			blockers.Delete(k)
-			b.free.Add(1)
-		}()
-		f()
-	}()
-}
 
 // runBlocking runs b over [0, n) on at most sp.blocking goroutines of its
 // own.
@@ -120,14 +73,14 @@ func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 		defer wg.Done()
 		work()
 	}
-	if outer := budgetHere(); outer != nil && sp.blocking < n {
+	if outer := budget.Here(); outer != nil && sp.blocking < n {
 		// Nested in a blocking call's body: the caller works too, with as
 		// many goroutines as the shared budget spares. (A call with
 		// limit >= n keeps its promise that every body runs at once.)
-		g := outer.take(min(sp.blocking, n) - 1)
+		g := outer.Take(min(sp.blocking, n) - 1)
 		wg.Add(g)
 		for range g {
-			goWith(outer, run)
+			outer.Go(run)
 		}
 		returned := false
 		defer func() {
@@ -141,11 +94,10 @@ func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 		returned = true
 	} else {
 		g := min(sp.blocking, n)
-		bud := new(budget)
-		bud.free.Store(int64(sp.blocking - g)) // for calls nested in the bodies
+		bud := budget.New(sp.blocking - g) // for calls nested in the bodies
 		wg.Add(g)
 		for range g {
-			goWith(bud, run)
+			bud.Go(run)
 		}
 		wg.Wait()
 	}

@@ -64,8 +64,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
+	"github.com/parloop/parloop/par/internal/budget"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
@@ -149,13 +149,13 @@ func (s *ErrSpawner) Go(f func() error) {
 
 // scope is a Scope's state, shared by its owner and its tasks.
 type scope struct {
-	pending  atomic.Int64 // the body and the tasks not yet finished (see above)
-	pool     *Pool        // nil: no seat, every task queued
-	owner    *slot        // the owner's seat, or nil
-	ownerKey uintptr      // the owner's goroutine key, if it has a seat: its Go finds the seat without a lookup
-	blocking int          // Blocking's limit, or 0
-	bud      *budget      // Blocking: the goroutines the scope may start
-	wake     atomic.Bool  // the owner has something to look at
+	pending  atomic.Int64   // the body and the tasks not yet finished (see above)
+	pool     *Pool          // nil: no seat, every task queued
+	owner    *slot          // the owner's seat, or nil
+	ownerKey uintptr        // the owner's goroutine key, if it has a seat: its Go finds the seat without a lookup
+	blocking int            // Blocking's limit, or 0
+	bud      *budget.Budget // Blocking: the goroutines the scope may start
+	wake     atomic.Bool    // the owner has something to look at
 	ch       chan struct{}
 	thief    atomic.Int32 // id+1 of the last slot that stole a task
 
@@ -185,14 +185,12 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 	guest := false
 	if sp.blocking > 0 {
 		sc.blocking = sp.blocking
-		if sc.bud = budgetHere(); sc.bud == nil {
+		if sc.bud = budget.Here(); sc.bud == nil {
 			// The scope's own budget; the owner, which runs tasks too,
 			// holds one token, and its nested blocking calls spend it.
-			sc.bud = new(budget)
-			sc.bud.free.Store(int64(sp.blocking - 1))
-			k := platform.GoroutineKey()
-			blockers.Put(k, unsafe.Pointer(sc.bud))
-			defer blockers.Delete(k)
+			sc.bud = budget.New(sp.blocking - 1)
+			sc.bud.Hold()
+			defer budget.Release()
 		}
 	} else {
 		s, guest, sc.pool = enter(sp.pool, seatOf(platform.GoroutineKey()))
@@ -280,8 +278,8 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 	sc.mu.Lock()
 	sc.queue = append(sc.queue, queued{fn, efn})
 	sc.mu.Unlock()
-	if sc.blocking > 0 && sc.bud.take(1) == 1 {
-		goWith(sc.bud, sc.serve)
+	if sc.blocking > 0 && sc.bud.Take(1) == 1 {
+		sc.bud.Go(sc.serve)
 	} else {
 		sc.wakeOwner()
 	}
@@ -494,7 +492,7 @@ func (sc *scope) runQueue() {
 }
 
 // serve is a goroutine a Blocking scope started: it runs queued tasks
-// until the queue is empty, then gives its token back (goWith). A task
+// until the queue is empty, then gives its token back (budget.Go). A task
 // queued after it looked wakes the owner, which runs it if no goroutine
 // could be started.
 func (sc *scope) serve() { sc.runQueue() }
