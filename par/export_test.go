@@ -135,16 +135,7 @@ func BlockedWorkersForTest() (workers, blocked int) {
 }
 
 // ParkedWorkersForTest returns the number of p's workers listed as
-// sleepers (sleep.go).
+// sleepers (par/internal/sleep).
 func ParkedWorkersForTest(p *Pool) int {
-	st := &p.sleep
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	n := 0
-	for _, s := range st.sleepers {
-		if s.worker {
-			n++
-		}
-	}
-	return n
+	return p.sleep.Workers()
 }

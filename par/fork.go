@@ -222,7 +222,7 @@ func (s *slot) runFork(t *task) {
 func finishFork(s *slot, t *task, w *slot) {
 	t.done.Store(true)
 	if w != s {
-		w.signal()
+		w.sleeper.Signal()
 	}
 }
 

@@ -65,9 +65,9 @@ package par
 // scan up to the first closed one (one that closes meanwhile only hides the
 // rest a while).
 //
-// Kicks. Publishing a piece's first grain kicks a parked worker (sleep.go),
-// at most once per kickEveryNs per pool, when nobody spins, and not at
-// GOMAXPROCS 1 or while the Ps are saturated.
+// Kicks. Publishing a piece's first grain kicks a parked worker
+// (par/internal/sleep), at most once per kickEveryNs per pool, when nobody
+// spins, and not at GOMAXPROCS 1 or while the Ps are saturated.
 
 import (
 	"math/bits"
@@ -106,7 +106,7 @@ func (c *core) offerItems(s *slot, t *task, f runner) {
 		pushed++
 	}
 	if pushed > 0 { // the first push woke one sleeper; the pieces can feed one worker per item
-		c.pool.wake(min(items, c.pool.layout.Load().active+1)-2, true)
+		c.pool.sleep.Wake(min(items, c.pool.layout.Load().active+1)-2, true)
 	}
 }
 
@@ -137,8 +137,7 @@ func (c *core) worthSplitting(s *slot, cur, hi int64, pc *pacer, now int64) bool
 		c.pool.maybeResizeAt(now) // the split that would have checked GOMAXPROCS
 		return false
 	}
-	st := &c.pool.sleep
-	if st.nSleepers.Load() > 0 && st.nSpinning.Load() == 0 {
+	if c.pool.sleep.ShouldWake() {
 		return pc.costAtLeast(rem, tk.splitWake)
 	}
 	return true
@@ -190,7 +189,7 @@ func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int6
 
 // kick wakes a parked worker for a first grain published at tick now.
 func (p *Pool) kick(now int64) {
-	if p.sleep.nSleepers.Load() == 0 || p.sleep.nSpinning.Load() != 0 || p.exp.noKick {
+	if !p.sleep.ShouldWake() || p.exp.noKick {
 		return
 	}
 	last := p.lastKick.Load()
@@ -198,7 +197,7 @@ func (p *Pool) kick(now int64) {
 		return
 	}
 	if l := p.layout.Load(); l.procs > 1 && !l.busyElsewhere(now) {
-		p.kickOne()
+		p.sleep.KickLast()
 	}
 }
 

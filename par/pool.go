@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/parloop/parloop/par/internal/platform"
+	"github.com/parloop/parloop/par/internal/sleep"
 )
 
 // Pool is a set of workers that run the verbs' pieces. The zero value is a
@@ -29,7 +30,7 @@ type Pool struct {
 	solo    atomic.Bool // no worker thread is active (parallelism 1): forks stay private (share.go)
 	workers sync.WaitGroup
 
-	sleep       sleepState
+	sleep       sleep.List
 	callerStats slotStats   // pieces run by guests (callers from outside)
 	crowdCounts crowdCounts // crowded calls (plain.go), counted with the callers'
 
@@ -230,7 +231,7 @@ func (p *Pool) resizeLocked(n int) {
 	// Retired workers that became active park outside the sleeper list.
 	for i := 0; i < min(n, len(old.workers)); i++ {
 		if i >= old.active {
-			l.workers[i].signal()
+			l.workers[i].sleeper.Signal()
 		}
 	}
 }
@@ -257,11 +258,11 @@ func (p *Pool) Close() {
 		p.mu.Unlock()
 		return
 	}
-	p.closed.Store(true) // before the wake-ups below: see sleep.go
+	p.closed.Store(true) // before the wake-ups below: see par/internal/sleep
 	l := p.layout.Load()
 	p.mu.Unlock()
 	for _, s := range l.workers {
-		s.signal()
+		s.sleeper.Signal()
 	}
 	p.workers.Wait()
 }

@@ -10,7 +10,7 @@ package par
 //
 // Ordering: the answer is a hint up to one period old; a stale one costs a
 // split or spin made or skipped, never a lost wake-up (a parking worker
-// still re-checks, sleep.go) or a wrong result. Pools wider than GOMAXPROCS
+// still re-checks, par/internal/sleep) or a wrong result. Pools wider than GOMAXPROCS
 // (bodies that block) ignore it: their spare workers exist to run while
 // others wait.
 

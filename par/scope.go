@@ -51,7 +51,7 @@ package par
 // owner's seat (or to ch without one). The owner clears wake, runs what is
 // queued, checks pending, and waits for wake (helpUntil or ch): a Go or a
 // finish that it missed set wake after the clear, so it does not sleep
-// through it; stale tokens only cost a loop (sleep.go).
+// through it; stale tokens only cost a loop (par/internal/sleep).
 //
 // Stopping: the first panic, Goexit or error stores stop (stop.go's rules);
 // from then on tasks are still taken and counted but their functions do
@@ -432,7 +432,7 @@ func (sc *scope) finish() {
 func (sc *scope) wakeOwner() {
 	sc.wake.Store(true)
 	if sc.owner != nil {
-		sc.owner.signal()
+		sc.owner.sleeper.Signal()
 	} else if sc.ch != nil {
 		select {
 		case sc.ch <- struct{}{}:

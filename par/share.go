@@ -35,7 +35,7 @@ import (
 //
 // No work is lost and no sleeper stranded: the owner runs its private tasks
 // itself in any case, and every share is a deque push followed by notify
-// (sleep.go). The price of private forks: a worker that goes idle while
+// (par/internal/sleep). The price of private forks: a worker that goes idle while
 // the owner runs a leaf without forking waits for its next fork or pop.
 
 // privMax is the private stack's capacity; a fork that finds it full

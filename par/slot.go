@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/parloop/parloop/par/internal/deque"
+	"github.com/parloop/parloop/par/internal/sleep"
 	"golang.org/x/sys/cpu"
 )
 
@@ -27,8 +28,7 @@ type slot struct {
 	want  atomic.Bool
 	_     cpu.CacheLinePad
 
-	wake   chan struct{} // capacity 1: a binary semaphore (sleep.go)
-	kicked atomic.Bool   // the token on its way is a kick's (sleep.go)
+	sleeper sleep.Sleeper // its wake token (par/internal/sleep)
 
 	cuts  [maxCuts]cutPoint // the rests of the running pieces, offered while a grain runs (offer.go)
 	nCuts int               // open points, the oldest first (owner only)
@@ -79,17 +79,18 @@ type slotStats struct {
 }
 
 func newSlot(p *Pool, id int32, worker bool) *slot {
-	return &slot{
+	s := &slot{
 		pool:   p,
 		id:     id,
 		worker: worker,
 		cpu:    -1,
 		dq:     deque.NewRecycled[task](64),
 		priv:   make([]*task, privMax),
-		wake:   make(chan struct{}, 1),
 		rng:    uint64(id)*0x9e3779b97f4a7c15 + 1,
 		stats:  new(slotStats),
 	}
+	s.sleeper.Init(worker)
+	return s
 }
 
 // rand returns a pseudo-random number (xorshift64*), owner only.
@@ -100,15 +101,6 @@ func (s *slot) rand() uint64 {
 	x ^= x >> 27
 	s.rng = x
 	return x * 0x2545f4914f6cdd1d
-}
-
-// signal posts s a token without blocking; one already pending is enough
-// (sleep.go).
-func (s *slot) signal() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
 }
 
 // flushStats publishes the owner-only piece count.

@@ -54,7 +54,7 @@ func (c *core) complete(s *slot) {
 	}
 	c.finished.Store(true)
 	if owner != s {
-		owner.signal()
+		owner.sleeper.Signal()
 	}
 }
 

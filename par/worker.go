@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/parloop/parloop/par/internal/platform"
+	"github.com/parloop/parloop/par/internal/sleep"
 )
 
 // run is a worker's main loop: pop or steal a task and run it, else spin
@@ -36,7 +37,7 @@ func (s *slot) retired() {
 		return
 	}
 	if !s.pool.closed.Load() {
-		<-s.wake
+		s.sleeper.Wait()
 	}
 }
 
@@ -52,7 +53,7 @@ func (s *slot) idle() *task {
 				p.stopSpinning()
 				return t
 			}
-			p.sleep.nSpinning.Add(-1)
+			p.sleep.StopSpinning()
 		}
 		if p.closed.Load() || s.retiring() {
 			return nil
@@ -69,7 +70,7 @@ func (s *slot) idle() *task {
 		}
 		if !woken || p.exp.noBackoff {
 			if woken {
-				p.sleep.nSpinning.Add(-1)
+				p.sleep.StopSpinning()
 			}
 			return nil
 		}
@@ -77,16 +78,16 @@ func (s *slot) idle() *task {
 	}
 }
 
-// spin scans for work for a bounded time (sleep.go).
+// spin scans for work for a bounded time (par/internal/sleep).
 func (s *slot) spin() *task {
-	for i := 0; i < spinRounds || s.pool.exp.spinForever; i++ {
+	for i := 0; i < sleep.SpinRounds || s.pool.exp.spinForever; i++ {
 		if t := s.findWork(0); t != nil {
 			return t
 		}
 		if s.pool.closed.Load() {
 			return nil
 		}
-		platform.Pause(spinPauses)
+		platform.Pause(sleep.SpinPauses)
 	}
 	return nil
 }
@@ -134,8 +135,9 @@ func (s *slot) findWork(tree uint64) *task {
 // helpUntil runs other work of s's call tree (steal.go) until done is set:
 // its own deque first, then steals, first from the slot in thief, likely to
 // hold the subtasks of the task it stole (leapfrogging). With no such work
-// it spins spinRounds rounds, then parks with done as its wake condition,
-// so that pushed work wakes it too; whoever sets done then posts a token.
+// it spins sleep.SpinRounds rounds, then parks with done as its wake
+// condition, so that pushed work wakes it too; whoever sets done then posts
+// a token.
 //
 // A task it runs may call runtime.Goexit, which ends this goroutine but
 // must not end the wait: a caller, or a deferred function unwinding a
@@ -159,9 +161,9 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 			spins = 0
 			continue
 		}
-		if spins < spinRounds {
+		if spins < sleep.SpinRounds {
 			spins++
-			platform.Pause(spinPauses)
+			platform.Pause(sleep.SpinPauses)
 			continue
 		}
 		spins = 0
