@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
@@ -109,9 +110,7 @@ type core struct {
 	owner    *slot        // the slot of the goroutine that made the call
 	solo     bool         // the pool shrank to parallelism 1: run every piece whole, untimed
 	fewItems bool         // pieces offer single items before their first grain (offer.go)
-	minGrain int64        // the Grain hint, at least 1
-	grain    atomic.Int64 // learned iterations per grain (grain.go)
-	costMt   atomic.Int64 // learned cost of one iteration, in 1/1000 ticks; 0: not measured yet
+	sizer    grain.Sizer  // the Grain hint, the weights and what the pieces learned (internal/grain)
 	stop     atomic.Bool  // no new grains: set on panic, error, cancellation or Goexit (stop.go)
 	finished atomic.Bool  // the root join completed on another slot than the owner's
 	ownDone  bool         // the root join completed on the owner's slot before it waited (owner-only)
@@ -119,7 +118,6 @@ type core struct {
 	thief    atomic.Int32 // id+1 of the last slot that stole a piece
 	pe       atomic.Pointer[PanicError]
 	progress *atomic.Int64  // Track's count of items done, or nil
-	prefix   []int64        // Weighted's prefix sums, or nil: every index weighs 1
 	tree     uint64         // the call tree (steal.go), set before any split
 	labels   unsafe.Pointer // the caller's pprof label set
 	traced                  // the call's trace task, if a trace was recorded at its start
@@ -209,9 +207,9 @@ func putFrame[T any](s *slot, f *frame[T]) {
 func (f *frame[T]) begin(p *Pool, s *slot, sp *spec, b *job[T], tc traced) {
 	c := &f.core
 	c.pool, c.owner, c.tree = p, s, s.tree
-	c.minGrain = min(int64(max(1, sp.grain)), maxGrain)
+	c.sizer.MinGrain = min(int64(max(1, sp.grain)), grain.MaxGrain)
 	c.labels = platform.ProfLabel()
-	c.progress, c.prefix, c.traced = sp.progress, sp.prefix, tc
+	c.progress, c.sizer.Prefix, c.traced = sp.progress, sp.prefix, tc
 	f.b = *b
 }
 
@@ -310,10 +308,10 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 		f.offerItems(s, t, f)
 	}
 	cur := int64(t.lo)
-	pc := f.newPacer()
+	pc := f.sizer.NewPacer()
 	t0 := f.firstTick(s)
 	for cur < int64(t.hi) && !f.stop.Load() {
-		end := f.grainEnd(&pc, cur, int64(t.hi))
+		end := f.sizer.End(&pc, cur, int64(t.hi))
 		if f.openCut(s, t, &pc, f, cur, end, t0) {
 			t0 = platform.Ticks() // the grain's time leaves out its point's
 		}
@@ -321,7 +319,7 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 		acc, have = f.grain(cur, end, acc, have, c)
 		t1 := platform.Ticks()
 		s.closeCut(t)
-		f.afterGrain(s, t, &pc, f, end, f.units(cur, end), t0, t1)
+		f.afterGrain(s, t, &pc, f, end, f.sizer.Units(cur, end), t0, t1)
 		t0, cur = t1, end
 	}
 	f.lastTick(s, t0)

@@ -5,10 +5,10 @@ package par
 // kicks that make sleepers look at them (why each, in docs/DESIGN.md).
 //
 // Lazy binary splitting (Tzannes et al., PPoPP 2010): after each grain, if
-// its slot's deque is empty and the rest is worth a split (splitMinNs of
-// work; splitWakeNs if a sleeper must be woken), a piece pushes the upper
-// half of its rest; not while at least P callers are in calls or the Ps
-// are saturated (saturation.go).
+// its slot's deque is empty and the rest is worth a split (grain.SplitMinNs
+// of work; grain.SplitWakeNs if a sleeper must be woken), a piece pushes
+// the upper half of its rest; not while at least P callers are in calls or
+// the Ps are saturated (saturation.go).
 //
 // Few items. A call from outside over at most fewPerWorker items per worker
 // splits down to single items before its first grain and wakes a sleeper
@@ -16,9 +16,9 @@ package par
 //
 // Cuts. Around every grain that leaves a rest of its piece the owner opens
 // a cut point, and a thief that found every deque empty may cut the upper
-// half of the rest (cutFrom) once the grain has run cutAgeNs. Every grain,
-// whatever its estimate: a recursion's children, most of them leaves and
-// one a deep subtree, are mispriced by the grains so far, and what a
+// half of the rest (cutFrom) once the grain has run grain.CutAgeNs. Every
+// grain, whatever its estimate: a recursion's children, most of them leaves
+// and one a deep subtree, are mispriced by the grains so far, and what a
 // nested call's rest holds is offered nowhere else while the outer grain
 // runs. A grain is timed from after its point opens to before it closes,
 // so that the pacer sizes grains by their work alone (where atomics are
@@ -37,11 +37,11 @@ package par
 //	              (after 64 tries it yields, for a thief descheduled
 //	              mid-cut). Afterwards t.hi, t.parent and t.side are the
 //	              owner's again, and may have changed.
-//	thief:        CAS(open, cutting); if the grain has run cutAgeNs, the
-//	              call is of the pool and of the thief's tree (the frame's:
-//	              a recycled first piece may carry another's), and the
-//	              rest is worth a split, detach its upper half under a new
-//	              join; state.Store(spent) if no rest is left after the
+//	thief:        CAS(open, cutting); if the grain has run grain.CutAgeNs,
+//	              the call is of the pool and of the thief's tree (the
+//	              frame's: a recycled first piece may carry another's), and
+//	              the rest is worth a split, detach its upper half under a
+//	              new join; state.Store(spent) if no rest is left after the
 //	              grain, else state.Store(open).
 //
 // A spent point stays open to the owner (closing takes open or spent to
@@ -66,14 +66,15 @@ package par
 // rest a while).
 //
 // Kicks. Publishing a piece's first grain kicks a parked worker
-// (par/internal/sleep), at most once per kickEveryNs per pool, when nobody
-// spins, and not at GOMAXPROCS 1 or while the Ps are saturated.
+// (par/internal/sleep), at most once per grain.KickEveryNs per pool, when
+// nobody spins, and not at GOMAXPROCS 1 or while the Ps are saturated.
 
 import (
 	"math/bits"
 	"runtime"
 	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
@@ -97,12 +98,12 @@ func (c *core) shape(guest bool, n int) {
 // (see above).
 func (c *core) offerItems(s *slot, t *task, f runner) {
 	items, pushed := t.hi-t.lo, 0
-	for int64(t.hi-t.lo) >= 2*c.minGrain {
+	for int64(t.hi-t.lo) >= 2*c.sizer.MinGrain {
 		// Once the cost is measured, only a piece worth a split splits.
-		if pc := c.newPacer(); pc.costIters != 0 && !pc.costAtLeast(c.units(int64(t.lo), int64(t.hi)), thresholds.Load().splitMin) {
+		if pc := c.sizer.NewPacer(); pc.Measured() && !pc.CostAtLeast(c.sizer.Units(int64(t.lo), int64(t.hi)), grain.Thresholds().SplitMin) {
 			break
 		}
-		c.splitAt(s, t, f, c.midpoint(t.lo, t.hi))
+		c.splitAt(s, t, f, c.sizer.Midpoint(t.lo, t.hi))
 		pushed++
 	}
 	if pushed > 0 { // the first push woke one sleeper; the pieces can feed one worker per item
@@ -113,23 +114,23 @@ func (c *core) offerItems(s *slot, t *task, f runner) {
 // afterGrain ends a grain of units units of piece t, run from tick t0 to
 // t1 up to index cur: it sizes the next grain and splits the rest of t if
 // a worker could take it.
-func (c *core) afterGrain(s *slot, t *task, pc *pacer, f runner, cur, units, t0, t1 int64) {
-	c.adapt(pc, max(units, 1), t1-t0)
+func (c *core) afterGrain(s *slot, t *task, pc *grain.Pacer, f runner, cur, units, t0, t1 int64) {
+	c.sizer.Adapt(pc, max(units, 1), t1-t0)
 	if c.worthSplitting(s, cur, int64(t.hi), pc, t1) {
-		c.publish(pc)
-		c.splitAt(s, t, f, c.midpoint(int(cur), t.hi))
+		c.sizer.Publish(pc)
+		c.splitAt(s, t, f, c.sizer.Midpoint(int(cur), t.hi))
 	}
 }
 
 // worthSplitting reports whether a piece with [cur, hi) left, running on
 // s, should split now; now is the tick its last grain ended.
-func (c *core) worthSplitting(s *slot, cur, hi int64, pc *pacer, now int64) bool {
+func (c *core) worthSplitting(s *slot, cur, hi int64, pc *grain.Pacer, now int64) bool {
 	if hi-cur < 2 || s.dq.Len() != 0 {
 		return false
 	}
-	tk := thresholds.Load()
-	rem := c.units(cur, hi)
-	if !pc.costAtLeast(rem, tk.splitMin) {
+	tk := grain.Thresholds()
+	rem := c.sizer.Units(cur, hi)
+	if !pc.CostAtLeast(rem, tk.SplitMin) {
 		return false
 	}
 	l := c.pool.layout.Load()
@@ -138,7 +139,7 @@ func (c *core) worthSplitting(s *slot, cur, hi int64, pc *pacer, now int64) bool
 		return false
 	}
 	if c.pool.sleep.ShouldWake() {
-		return pc.costAtLeast(rem, tk.splitWake)
+		return pc.CostAtLeast(rem, tk.SplitWake)
 	}
 	return true
 }
@@ -147,7 +148,7 @@ func (c *core) worthSplitting(s *slot, cur, hi int64, pc *pacer, now int64) bool
 func (c *core) splitAt(s *slot, t *task, f runner, mid int) {
 	s.pushPublic(c.detach(s, t, f, f.newJoin(s), mid))
 	c.pool.notify()
-	c.pool.maybeResize() // splits are rare and worth splitMinNs: a cheap place to follow GOMAXPROCS
+	c.pool.maybeResize() // splits are rare and worth grain.SplitMinNs: a cheap place to follow GOMAXPROCS
 }
 
 // The states of a cut point.
@@ -173,7 +174,7 @@ type cutPoint struct {
 // openCut publishes the rest of piece t after its grain [cur, next), about
 // to start at tick t0, on s's next point (see above), and reports whether
 // it did; a first grain also kicks.
-func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int64) bool {
+func (c *core) openCut(s *slot, t *task, pc *grain.Pacer, f runner, cur, next, t0 int64) bool {
 	if s.nCuts == maxCuts || next >= int64(t.hi) || c.pool.exp.noCut {
 		return false
 	}
@@ -181,7 +182,7 @@ func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int6
 	s.nCuts++
 	cp.t, cp.next, cp.opened, cp.frame = t, next, t0, f
 	cp.state.Store(cutOpen)
-	if pc.costIters == 0 && cur == int64(t.lo) {
+	if !pc.Measured() && cur == int64(t.lo) {
 		c.pool.kick(t0)
 	}
 	return true
@@ -193,7 +194,7 @@ func (p *Pool) kick(now int64) {
 		return
 	}
 	last := p.lastKick.Load()
-	if now-last < thresholds.Load().kickEvery || !p.lastKick.CompareAndSwap(last, now) {
+	if now-last < grain.Thresholds().KickEvery || !p.lastKick.CompareAndSwap(last, now) {
 		return
 	}
 	if l := p.layout.Load(); l.procs > 1 && !l.busyElsewhere(now) {
@@ -247,10 +248,10 @@ func (s *slot) cutAt(cp *cutPoint, tree uint64) *task {
 	t, f := cp.t, cp.frame
 	c := f.base()
 	if hi := int64(t.hi); c.pool == s.pool && (tree == 0 || c.tree == tree) && hi > cp.next &&
-		platform.Ticks()-cp.opened >= thresholds.Load().cutAge && c.worthCutting(cp.next, hi) {
+		platform.Ticks()-cp.opened >= grain.Thresholds().CutAge && c.worthCutting(cp.next, hi) {
 		mid := int(cp.next)
 		if hi-cp.next >= 2 {
-			mid = c.midpoint(mid, int(hi))
+			mid = c.sizer.Midpoint(mid, int(hi))
 		}
 		r = c.detach(s, t, f, f.newJoin(s), mid)
 	}
@@ -269,8 +270,8 @@ func (s *slot) cutAt(cp *cutPoint, tree uint64) *task {
 // worthCutting reports whether [lo, hi) is worth a split at the call's
 // published cost; without one, the grain's age says the work is not tiny.
 func (c *core) worthCutting(lo, hi int64) bool {
-	pc := c.newPacer()
-	return pc.costIters == 0 || pc.costAtLeast(c.units(lo, hi), thresholds.Load().splitMin)
+	pc := c.sizer.NewPacer()
+	return !pc.Measured() || pc.CostAtLeast(c.sizer.Units(lo, hi), grain.Thresholds().SplitMin)
 }
 
 // cutAny tries the workers' cut points in order, then the guest seats'.

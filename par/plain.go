@@ -24,6 +24,7 @@ import (
 	"runtime/trace"
 	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
@@ -144,7 +145,7 @@ func (w *crowdWatch) still(ran int, size *int) bool {
 		return false
 	}
 	if !w.fixed {
-		*size = nextChunk(*size)
+		*size = grain.NextChunk(*size)
 	}
 	return true
 }

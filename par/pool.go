@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 	"github.com/parloop/parloop/par/internal/sleep"
 )
@@ -140,7 +141,7 @@ func (p *Pool) ensureStarted() {
 	if p.cfg.exp != nil {
 		p.exp = *p.cfg.exp
 	}
-	calibrate()
+	grain.Calibrate()
 	p.resizeLocked(p.target())
 	p.nextResize.Store(platform.Ticks() + platform.NsToTicks(resizeEvery))
 	p.started.Store(true)
@@ -167,7 +168,7 @@ func (p *Pool) resizeCheck(next, now int64) {
 	if !p.nextResize.CompareAndSwap(next, now+platform.NsToTicks(resizeEvery)) {
 		return
 	}
-	calibrate()
+	grain.Calibrate()
 	if p.cfg.workers > 0 {
 		return
 	}

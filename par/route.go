@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
@@ -117,7 +118,7 @@ func direct[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, iden
 	if s.pool.solo.Load() {
 		acc, next = run(arg, 0, n), n
 	} else {
-		for size := 1; next < n; size = nextChunk(size) {
+		for size := 1; next < n; size = grain.NextChunk(size) {
 			hi := next + min(size, n-next)
 			c.lo, c.hi = next, hi
 			v := run(arg, next, hi)

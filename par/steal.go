@@ -3,6 +3,7 @@ package par
 import (
 	"math/bits"
 
+	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
@@ -113,8 +114,8 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 
 // Young tasks. A task its owner takes back within a microsecond (the g of a
 // fork whose f is tiny) costs more stolen than run in place. So a thief
-// reads the victim's top, waits youngNs by the clock (a PAUSE's length
-// varies), and steals only if top has not moved (top only grows).
+// reads the victim's top, waits grain.YoungNs by the clock (a PAUSE's
+// length varies), and steals only if top has not moved (top only grows).
 
 // stealGuest tries guest seat g, if held for s's pool: only tasks of its
 // call, and of tree if tree != 0 (seats.go says why seatTree comes first).
@@ -132,7 +133,7 @@ func (s *slot) stealGuest(g *slot, tree uint64) *task {
 func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 	if v.dq.Len() != 0 {
 		top := v.dq.Top()
-		t0, wait := platform.Ticks(), thresholds.Load().young
+		t0, wait := platform.Ticks(), grain.Thresholds().Young
 		for platform.Ticks()-t0 < wait {
 			platform.Pause(1)
 		}

@@ -171,19 +171,19 @@ func TestGrainsOfferTheirRest(t *testing.T) {
 	s := newSlot(p, 0, true)
 	newPiece := func(n int) (*frame[none], *task) {
 		f := new(frame[none])
-		f.pool, f.owner, f.minGrain = p, s, 1
-		f.costMt.Store(1) // measured: an iteration costs next to nothing
+		f.pool, f.owner, f.sizer.MinGrain = p, s, 1
+		f.sizer.CostMt.Store(1) // measured: an iteration costs next to nothing
 		piece := s.newTask()
 		piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, n
 		return f, piece
 	}
 	outerF, outer := newPiece(100)
-	pc := outerF.newPacer()
+	pc := outerF.sizer.NewPacer()
 	if !outerF.openCut(s, outer, &pc, outerF, 1, 2, 0) || s.nCuts != 1 || s.cuts[0].next != 2 {
 		t.Fatalf("a cheap later grain of an outermost call offered nothing: %d points open", s.nCuts)
 	}
 	f, piece := newPiece(8)
-	pc = f.newPacer()
+	pc = f.sizer.NewPacer()
 	f.openCut(s, piece, &pc, f, 1, 2, 0)
 	if s.nCuts != 2 || s.cuts[1].state.Load() != cutOpen || s.cuts[1].next != 2 {
 		t.Fatalf("a cheap later grain of a nested call offered nothing: %d points open", s.nCuts)
