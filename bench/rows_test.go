@@ -402,7 +402,7 @@ func BenchmarkNestedSmall(b *testing.B) {
 
 // BenchmarkLongFirstItem is 1,000 items whose first is half the work (20 ms
 // of spinning, then 999 items of 20 µs): the rest of a piece behind a long
-// grain (par/cut.go). The best schedule on P workers takes max(20 ms,
+// grain (par/internal/cut). The best schedule on P workers takes max(20 ms,
 // 40 ms/P); item-ns reports it. seq is the loop; static cuts n into
 // GOMAXPROCS equal chunks (the first holds the long item); atomic-1 is
 // GOMAXPROCS goroutines pulling one index at a time, which the long item

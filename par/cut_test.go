@@ -25,7 +25,8 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return cond()
 }
 
-// Catches: the rest of a piece hidden behind its running grain (cut.go).
+// Catches: the rest of a piece hidden behind its running grain
+// (par/internal/cut).
 // The first item of each call waits until another item of the call has
 // started: with the rest cut by the idle worker it returns at once; without
 // cuts nobody can start another item until it returns, and it gives up
@@ -40,7 +41,7 @@ func TestCutTakesTheRestOfALongFirstItem(t *testing.T) {
 }
 
 // Catches: a worker that parked before a call began never seeing the rest
-// of the call's long first item (the kick, cut.go). As above, on a pool
+// of the call's long first item (the kick, offer.go). As above, on a pool
 // whose workers are all parked when each call starts; without the kick the
 // first item gives up after 10 s.
 func TestKickWakesAParkedWorkerForALongFirstItem(t *testing.T) {
@@ -180,12 +181,12 @@ func reduceInOrder(n int, p *par.Pool, work func(int), nested func()) error {
 
 // Catches: a cut that loses or repeats indices, or breaks ReduceRange's
 // order, when thieves cut the rest of running pieces while their owners
-// split, finish, and run nested calls (the protocol in cut.go). Every call
-// has a few long items at random places among cheap ones, on pools whose
-// idle workers spin, so cuts race with the owners' own splits and ends;
-// the pieces run must partition the range (the linearizability of the
-// pieces: each index taken exactly once), and ReduceRange's concatenation
-// must come out in index order.
+// split, finish, and run nested calls (the protocol in par/internal/cut).
+// Every call has a few long items at random places among cheap ones, on
+// pools whose idle workers spin, so cuts race with the owners' own splits
+// and ends; the pieces run must partition the range (the linearizability
+// of the pieces: each index taken exactly once), and ReduceRange's
+// concatenation must come out in index order.
 func TestCutsPartitionTheRange(t *testing.T) {
 	rounds := sized(15, 60)
 	for _, workers := range []int{2, 4, 8} {

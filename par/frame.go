@@ -283,7 +283,7 @@ func (f *frame[T]) runPiece(s *slot, t *task) {
 func (f *frame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 	var c catcher
 	defer c.catch(&f.stop, func(pe *PanicError) {
-		s.closeCut(t) // before t is read: a thief may be cutting it (offer.go)
+		s.cuts.Close(t) // before t is read: a thief may be cutting it (par/internal/cut)
 		f.fail(pe)
 		if pe.goexit {
 			parent, side := t.parent, t.side
@@ -312,13 +312,13 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 	t0 := f.firstTick(s)
 	for cur < int64(t.hi) && !f.stop.Load() {
 		end := f.sizer.End(&pc, cur, int64(t.hi))
-		if f.openCut(s, t, &pc, f, cur, end, t0) {
+		if f.openCut(s, t, &pc, cur, end, t0) {
 			t0 = platform.Ticks() // the grain's time leaves out its point's
 		}
 		c.lo, c.hi = int(cur), int(end)
 		acc, have = f.grain(cur, end, acc, have, c)
 		t1 := platform.Ticks()
-		s.closeCut(t)
+		s.cuts.Close(t)
 		f.afterGrain(s, t, &pc, f, end, f.sizer.Units(cur, end), t0, t1)
 		t0, cur = t1, end
 	}

@@ -14,56 +14,8 @@ package par
 // splits down to single items before its first grain and wakes a sleeper
 // per piece, so n equal items take ceil(n/P) rounds.
 //
-// Cuts. Around every grain that leaves a rest of its piece the owner opens
-// a cut point, and a thief that found every deque empty may cut the upper
-// half of the rest (cutFrom) once the grain has run grain.CutAgeNs. Every
-// grain, whatever its estimate: a recursion's children, most of them leaves
-// and one a deep subtree, are mispriced by the grains so far, and what a
-// nested call's rest holds is offered nowhere else while the outer grain
-// runs. A grain is timed from after its point opens to before it closes,
-// so that the pacer sizes grains by their work alone (where atomics are
-// slow, as under the race detector, the point's cost would otherwise
-// shrink grains to one index). A slot's points are a stack: a nested
-// call's grain opens the next (up to maxCuts deep), and closes it before
-// the outer grain ends. A thief tries them oldest first, as Cilk steals the
-// oldest continuation: the outermost rest is the largest, and once thieves
-// have cut it away, a deeper one is what is left to take (a deep
-// recursion's inner calls, while its outer grains run for long). The
-// protocol, for each point:
-//
-//	owner, open:  write t, next, opened, frame; state.Store(open).
-//	owner, grain: run [cur, next), touching nothing of t.
-//	owner, close: CAS(open, closed), spinning while the state is cutting
-//	              (after 64 tries it yields, for a thief descheduled
-//	              mid-cut). Afterwards t.hi, t.parent and t.side are the
-//	              owner's again, and may have changed.
-//	thief:        CAS(open, cutting); if the grain has run grain.CutAgeNs,
-//	              the call is of the pool and of the thief's tree (the
-//	              frame's: a recycled first piece may carry another's), and
-//	              the rest is worth a split, detach its upper half under a
-//	              new join; state.Store(spent) if no rest is left after the
-//	              grain, else state.Store(open).
-//
-// A spent point stays open to the owner (closing takes open or spent to
-// closed) but thieves pass it with a load: nothing can be added to a rest
-// while its grain runs, so the point has nothing more to give. Without it,
-// every thief would write every exhausted point of every slot on each
-// look, and a deep recursion's slots hold dozens of them, their rests cut
-// away while the grains below run.
-//
-// Only the thief that moved the state from open to cutting writes t, and
-// the owner reads t only after its CAS from open or spent to closed, which
-// cannot succeed while the state is cutting; the thief's writes happen
-// before its Store(open) or Store(spent), which the owner's CAS observes
-// (sync/atomic is sequentially consistent), and likewise the owner's writes
-// of the point before the thief's CAS. t is not freed while the point is
-// open: the owner frees a piece only after closing it, and a grain that
-// panics closes it first (iterate). The cut join is an ordinary split's, so
-// reductions still combine in index order. The owner opens and closes its
-// points in stack order (a grain nests inside the grain that opened the
-// point below), so the open points are a prefix of the array, which thieves
-// scan up to the first closed one (one that closes meanwhile only hides the
-// rest a while).
+// Cuts. A running grain offers the rest of its piece at a cut point
+// (par/internal/cut, whose doc has the protocol).
 //
 // Kicks. Publishing a piece's first grain kicks a parked worker
 // (par/internal/sleep), at most once per grain.KickEveryNs per pool, when
@@ -71,9 +23,8 @@ package par
 
 import (
 	"math/bits"
-	"runtime"
-	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/cut"
 	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 )
@@ -151,37 +102,13 @@ func (c *core) splitAt(s *slot, t *task, f runner, mid int) {
 	c.pool.maybeResize() // splits are rare and worth grain.SplitMinNs: a cheap place to follow GOMAXPROCS
 }
 
-// The states of a cut point.
-const (
-	cutClosed int32 = iota
-	cutOpen
-	cutCutting
-	cutSpent // open, with no rest left to cut
-)
-
-// maxCuts is how deep a slot's points go: deeper grains open none.
-const maxCuts = 64
-
-// cutPoint is a slot's offer of the rest of a piece it runs.
-type cutPoint struct {
-	state  atomic.Int32
-	t      *task // the piece, while open; owner-written while closed
-	next   int64 // the first index after the running grain
-	opened int64 // ticks at the grain's start
-	frame  runner
-}
-
 // openCut publishes the rest of piece t after its grain [cur, next), about
-// to start at tick t0, on s's next point (see above), and reports whether
-// it did; a first grain also kicks.
-func (c *core) openCut(s *slot, t *task, pc *grain.Pacer, f runner, cur, next, t0 int64) bool {
-	if s.nCuts == maxCuts || next >= int64(t.hi) || c.pool.exp.noCut {
+// to start at tick t0, on s's next cut point (par/internal/cut), and
+// reports whether it did; a first grain also kicks.
+func (c *core) openCut(s *slot, t *task, pc *grain.Pacer, cur, next, t0 int64) bool {
+	if next >= int64(t.hi) || c.pool.exp.noCut || !s.cuts.Open(t, next, t0) {
 		return false
 	}
-	cp := &s.cuts[s.nCuts]
-	s.nCuts++
-	cp.t, cp.next, cp.opened, cp.frame = t, next, t0, f
-	cp.state.Store(cutOpen)
 	if !pc.Measured() && cur == int64(t.lo) {
 		c.pool.kick(t0)
 	}
@@ -202,64 +129,36 @@ func (p *Pool) kick(now int64) {
 	}
 }
 
-// closeCut closes s's top cut point if piece t opened it (see above).
-func (s *slot) closeCut(t *task) {
-	if s.nCuts == 0 || s.cuts[s.nCuts-1].t != t {
-		return
-	}
-	s.nCuts--
-	cp := &s.cuts[s.nCuts]
-	for i := 0; !cp.state.CompareAndSwap(cutOpen, cutClosed) && !cp.state.CompareAndSwap(cutSpent, cutClosed); i++ {
-		if i < 64 {
-			platform.Pause(1)
-		} else {
-			runtime.Gosched() // the thief was descheduled mid-cut and may need this P
-		}
-	}
-	cp.t, cp.frame = nil, nil
-}
-
 // cutFrom tries to cut, for s, the rest of a piece running on v (with
 // tree != 0, only of that call tree), the oldest first.
 func (s *slot) cutFrom(v *slot, tree uint64) *task {
 	if v == s {
 		return nil
 	}
-	for i := range v.cuts {
-		cp := &v.cuts[i]
-		switch cp.state.Load() {
-		case cutClosed:
-			return nil
-		case cutOpen:
-			if t := s.cutAt(cp, tree); t != nil {
-				return t
-			}
+	for cp, i := v.cuts.Claim(0); cp != nil; cp, i = v.cuts.Claim(i) {
+		if t := s.cutAt(cp, tree); t != nil {
+			return t
 		}
 	}
 	return nil
 }
 
-// cutAt tries to cut the rest offered at point cp (see above).
-func (s *slot) cutAt(cp *cutPoint, tree uint64) *task {
-	if !cp.state.CompareAndSwap(cutOpen, cutCutting) {
-		return nil
-	}
+// cutAt tries to cut the rest offered at point cp, which s holds, and
+// releases it (par/internal/cut).
+func (s *slot) cutAt(cp *cut.Point[task], tree uint64) *task {
 	var r *task
-	t, f := cp.t, cp.frame
+	t, next := cp.Piece(), cp.Next()
+	f := t.frame
 	c := f.base()
-	if hi := int64(t.hi); c.pool == s.pool && (tree == 0 || c.tree == tree) && hi > cp.next &&
-		platform.Ticks()-cp.opened >= grain.Thresholds().CutAge && c.worthCutting(cp.next, hi) {
-		mid := int(cp.next)
-		if hi-cp.next >= 2 {
+	if hi := int64(t.hi); c.pool == s.pool && (tree == 0 || c.tree == tree) && hi > next &&
+		platform.Ticks()-cp.Opened() >= grain.Thresholds().CutAge && c.worthCutting(next, hi) {
+		mid := int(next)
+		if hi-next >= 2 {
 			mid = c.sizer.Midpoint(mid, int(hi))
 		}
 		r = c.detach(s, t, f, f.newJoin(s), mid)
 	}
-	if int64(t.hi) <= cp.next {
-		cp.state.Store(cutSpent)
-	} else {
-		cp.state.Store(cutOpen)
-	}
+	cp.Release(int64(t.hi) <= next)
 	if r != nil {
 		s.stats.steals.Add(1)
 		c.thief.Store(s.id + 1)

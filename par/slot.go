@@ -3,6 +3,7 @@ package par
 import (
 	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/cut"
 	"github.com/parloop/parloop/par/internal/deque"
 	"github.com/parloop/parloop/par/internal/sleep"
 	"golang.org/x/sys/cpu"
@@ -30,9 +31,8 @@ type slot struct {
 
 	sleeper sleep.Sleeper // its wake token (par/internal/sleep)
 
-	cuts  [maxCuts]cutPoint // the rests of the running pieces, offered while a grain runs (offer.go)
-	nCuts int               // open points, the oldest first (owner only)
-	_     cpu.CacheLinePad
+	cuts cut.Stack[task] // the rests of the running pieces, offered while a grain runs (par/internal/cut)
+	_    cpu.CacheLinePad
 
 	// Guest seats only: the holder's goroutine key (0: free), and the pool
 	// and call tree the seat is held for (seats.go).

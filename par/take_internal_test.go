@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"unsafe"
+
+	"github.com/parloop/parloop/par/internal/cut"
 )
 
 // A slot that helps while it waits for a fork's task can push tasks of its
@@ -64,11 +66,8 @@ func TestCutGoesByTheCallsTree(t *testing.T) {
 	f.pool, f.owner, f.tree = p, owner, callTree
 	piece := owner.newTask()
 	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 1000
-	piece.tree.Store(staleTree) // what the recycled task last carried
-	cp := &owner.cuts[0]
-	owner.nCuts = 1
-	cp.t, cp.next, cp.opened, cp.frame = piece, 1, 0, f // a grain open since the clock's start
-	cp.state.Store(cutOpen)
+	piece.tree.Store(staleTree)  // what the recycled task last carried
+	owner.cuts.Open(piece, 1, 0) // a grain open since the clock's start
 	if r := thief.cutFrom(owner, staleTree); r != nil {
 		t.Fatalf("a slot waiting in tree %#x cut [%d, %d) of a call of tree %#x", staleTree, r.lo, r.hi, callTree)
 	}
@@ -79,7 +78,7 @@ func TestCutGoesByTheCallsTree(t *testing.T) {
 	if r.tree.Load() != callTree {
 		t.Errorf("the cut piece carries tree %#x, want the call's %#x", r.tree.Load(), callTree)
 	}
-	owner.closeCut(piece)
+	owner.cuts.Close(piece)
 }
 
 // A slot's cut points are a stack, and a thief cuts the oldest rest that is
@@ -93,10 +92,7 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 		f.pool, f.owner, f.tree = p, owner, tree
 		piece := owner.newTask()
 		piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, lo, hi
-		cp := &owner.cuts[owner.nCuts]
-		owner.nCuts++
-		cp.t, cp.next, cp.opened, cp.frame = piece, int64(next), 0, f // open since the clock's start
-		cp.state.Store(cutOpen)
+		owner.cuts.Open(piece, int64(next), 0) // open since the clock's start
 		return piece
 	}
 	outer := open(0, 1000, 1) // running [0, 1): [1, 1000) offered
@@ -111,14 +107,14 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 	if r := thief.cutFrom(owner, tree); r == nil || r.frame != inner.frame || r.lo != 4 || r.hi != 8 {
 		t.Fatalf("with the outer rest gone: %+v, want the inner rest's upper half [4, 8)", r)
 	}
-	owner.closeCut(outer) // not the top: ignored
-	if owner.nCuts != 2 {
-		t.Fatalf("closing a point below the top closed something: %d open, want 2", owner.nCuts)
+	owner.cuts.Close(outer) // not the top: ignored
+	if owner.cuts.Len() != 2 {
+		t.Fatalf("closing a point below the top closed something: %d open, want 2", owner.cuts.Len())
 	}
-	owner.closeCut(inner)
-	owner.closeCut(outer)
-	if owner.nCuts != 0 || owner.cuts[0].state.Load() != cutClosed || owner.cuts[1].state.Load() != cutClosed {
-		t.Fatalf("after closing both: %d open", owner.nCuts)
+	owner.cuts.Close(inner)
+	owner.cuts.Close(outer)
+	if owner.cuts.Len() != 0 || owner.cuts.At(0).State() != cut.Closed || owner.cuts.At(1).State() != cut.Closed {
+		t.Fatalf("after closing both: %d open", owner.cuts.Len())
 	}
 	if r := thief.cutFrom(owner, tree); r != nil {
 		t.Fatalf("cut [%d, %d) from closed points", r.lo, r.hi)
@@ -135,28 +131,26 @@ func TestCutPointsWithNoRestAreSpent(t *testing.T) {
 	f.pool, f.owner, f.tree = p, owner, tree
 	piece := owner.newTask()
 	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 2
-	cp := &owner.cuts[0]
-	owner.nCuts = 1
-	cp.t, cp.next, cp.opened, cp.frame = piece, 1, 0, f // running [0, 1): [1, 2) offered
-	cp.state.Store(cutOpen)
+	owner.cuts.Open(piece, 1, 0) // running [0, 1): [1, 2) offered
+	cp := owner.cuts.At(0)
 	if r := thief.cutFrom(owner, tree); r == nil || r.lo != 1 || r.hi != 2 {
 		t.Fatalf("cut %+v, want the whole rest [1, 2)", r)
 	}
-	if st := cp.state.Load(); st != cutSpent {
-		t.Fatalf("after its whole rest was cut the point's state is %d, want spent (%d)", st, cutSpent)
+	if st := cp.State(); st != cut.Spent {
+		t.Fatalf("after its whole rest was cut the point's state is %d, want spent (%d)", st, cut.Spent)
 	}
 	if r := thief.cutFrom(owner, tree); r != nil {
 		t.Fatalf("a spent point gave [%d, %d)", r.lo, r.hi)
 	}
-	if st := cp.state.Load(); st != cutSpent {
+	if st := cp.State(); st != cut.Spent {
 		t.Fatalf("a look at a spent point left it in state %d", st)
 	}
 	if piece.hi != 1 {
 		t.Fatalf("the piece ends at %d after the cut, want 1", piece.hi)
 	}
-	owner.closeCut(piece)
-	if owner.nCuts != 0 || cp.state.Load() != cutClosed {
-		t.Fatalf("closing a spent point: %d open, state %d", owner.nCuts, cp.state.Load())
+	owner.cuts.Close(piece)
+	if owner.cuts.Len() != 0 || cp.State() != cut.Closed {
+		t.Fatalf("closing a spent point: %d open, state %d", owner.cuts.Len(), cp.State())
 	}
 }
 
@@ -179,22 +173,22 @@ func TestGrainsOfferTheirRest(t *testing.T) {
 	}
 	outerF, outer := newPiece(100)
 	pc := outerF.sizer.NewPacer()
-	if !outerF.openCut(s, outer, &pc, outerF, 1, 2, 0) || s.nCuts != 1 || s.cuts[0].next != 2 {
-		t.Fatalf("a cheap later grain of an outermost call offered nothing: %d points open", s.nCuts)
+	if !outerF.openCut(s, outer, &pc, 1, 2, 0) || s.cuts.Len() != 1 || s.cuts.At(0).Next() != 2 {
+		t.Fatalf("a cheap later grain of an outermost call offered nothing: %d points open", s.cuts.Len())
 	}
 	f, piece := newPiece(8)
 	pc = f.sizer.NewPacer()
-	f.openCut(s, piece, &pc, f, 1, 2, 0)
-	if s.nCuts != 2 || s.cuts[1].state.Load() != cutOpen || s.cuts[1].next != 2 {
-		t.Fatalf("a cheap later grain of a nested call offered nothing: %d points open", s.nCuts)
+	f.openCut(s, piece, &pc, 1, 2, 0)
+	if s.cuts.Len() != 2 || s.cuts.At(1).State() != cut.Open || s.cuts.At(1).Next() != 2 {
+		t.Fatalf("a cheap later grain of a nested call offered nothing: %d points open", s.cuts.Len())
 	}
-	s.closeCut(piece)
-	if f.openCut(s, piece, &pc, f, 2, 8, 0) || s.nCuts != 1 {
+	s.cuts.Close(piece)
+	if f.openCut(s, piece, &pc, 2, 8, 0) || s.cuts.Len() != 1 {
 		t.Fatal("a grain that leaves no rest opened a point")
 	}
-	s.closeCut(outer)
-	if s.nCuts != 0 {
-		t.Fatalf("%d points open after both closed", s.nCuts)
+	s.cuts.Close(outer)
+	if s.cuts.Len() != 0 {
+		t.Fatalf("%d points open after both closed", s.cuts.Len())
 	}
 }
 

@@ -1,0 +1,175 @@
+// Package cut implements the cut points of the parloop scheduler: a slot's
+// offers of the rests of the pieces it runs, each open while a grain of its
+// piece runs, from which an idle thief may cut part of the rest.
+//
+// Around every grain that leaves a rest of its piece the owner opens a cut
+// point, and a thief that found every deque empty may cut the upper half of
+// the rest (par's cutFrom, offer.go) once the grain has run cutAgeNs. Every
+// grain, whatever its estimate: a recursion's children, most of them leaves
+// and one a deep subtree, are mispriced by the grains so far, and what a
+// nested call's rest holds is offered nowhere else while the outer grain
+// runs. A grain is timed from after its point opens to before it closes, so
+// that the pacer sizes grains by their work alone (where atomics are slow,
+// as under the race detector, the point's cost would otherwise shrink
+// grains to one index). A slot's points are a [Stack]: a nested call's
+// grain opens the next (up to [Max] deep), and closes it before the outer
+// grain ends. A thief tries them oldest first, as Cilk steals the oldest
+// continuation: the outermost rest is the largest, and once thieves have
+// cut it away, a deeper one is what is left to take (a deep recursion's
+// inner calls, while its outer grains run for long). The protocol, for
+// each point, whose piece is t and whose grain ends before index next:
+//
+//	owner, open:  write t, next, opened; state.Store(Open) (Stack.Open).
+//	owner, grain: run [cur, next), touching nothing of t.
+//	owner, close: CAS(Open, Closed), spinning while the state is Cutting
+//	              (after 64 tries it yields, for a thief descheduled
+//	              mid-cut) (Stack.Close). Afterwards t.hi, t.parent and
+//	              t.side are the owner's again, and may have changed.
+//	thief:        CAS(Open, Cutting) (Stack.Claim); then par's cutAt: if
+//	              the grain has run cutAgeNs, the call is of the pool and
+//	              of the thief's tree (the frame's: a recycled first piece
+//	              may carry another's), and the rest is worth a split,
+//	              detach its upper half under a new join; state.Store(Spent)
+//	              if no rest is left after the grain, else
+//	              state.Store(Open) (Point.Release).
+//
+// A Spent point stays open to the owner (closing takes Open or Spent to
+// Closed) but thieves pass it with a load: nothing can be added to a rest
+// while its grain runs, so the point has nothing more to give. Without it,
+// every thief would write every exhausted point of every slot on each
+// look, and a deep recursion's slots hold dozens of them, their rests cut
+// away while the grains below run.
+//
+// Only the thief that moved the state from Open to Cutting writes t, and
+// the owner reads t only after its CAS from Open or Spent to Closed, which
+// cannot succeed while the state is Cutting; the thief's writes happen
+// before its Store(Open) or Store(Spent), which the owner's CAS observes
+// (sync/atomic is sequentially consistent), and likewise the owner's writes
+// of the point before the thief's CAS. t is not freed while the point is
+// open: the owner frees a piece only after closing it, and a grain that
+// panics closes it first (par's iterate). The cut join is an ordinary
+// split's, so reductions still combine in index order. The owner opens and
+// closes its points in stack order (a grain nests inside the grain that
+// opened the point below), so the open points are a prefix of the array,
+// which thieves scan up to the first Closed one (one that closes meanwhile
+// only hides the rest a while).
+package cut
+
+import (
+	"runtime"
+	"sync/atomic"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
+
+// State is the state of a cut point.
+type State int32
+
+// The states of a cut point.
+const (
+	Closed State = iota
+	Open
+	Cutting
+	Spent // open, with no rest left to cut
+)
+
+// Max is how deep a slot's points go: deeper grains open none.
+const Max = 64
+
+// A Point is an offer of the rest of a piece *T after its running grain.
+// Its fields are the owner's to write, in [Stack.Open], and a thief's to
+// read once it has claimed the point.
+type Point[T any] struct {
+	state  atomic.Int32
+	t      *T    // the piece, while open; owner-written while closed
+	next   int64 // the first index after the running grain
+	opened int64 // ticks at the grain's start
+}
+
+// Piece returns the piece whose rest p offers; a thief calls it only while
+// it holds p.
+func (p *Point[T]) Piece() *T { return p.t }
+
+// Next returns the first index after the grain running while p is open.
+func (p *Point[T]) Next() int64 { return p.next }
+
+// Opened returns the tick at which the grain running while p is open
+// started.
+func (p *Point[T]) Opened() int64 { return p.opened }
+
+// State returns p's state as of now.
+func (p *Point[T]) State() State { return State(p.state.Load()) }
+
+// Release hands p, claimed by [Stack.Claim], back to its owner: Spent if
+// no rest is left after the running grain, else Open.
+func (p *Point[T]) Release(spent bool) {
+	if spent {
+		p.state.Store(int32(Spent))
+	} else {
+		p.state.Store(int32(Open))
+	}
+}
+
+// A Stack is a slot's cut points, the oldest first. Open and Close are its
+// owner's; Claim is any thief's.
+type Stack[T any] struct {
+	points [Max]Point[T]
+	n      int // open points (owner only)
+}
+
+// Open offers the rest of piece t after its grain, which ends before index
+// next and starts at tick opened, on s's next point, and reports whether it
+// did (not when Max points are open).
+func (s *Stack[T]) Open(t *T, next, opened int64) bool {
+	if s.n == Max {
+		return false
+	}
+	p := &s.points[s.n]
+	s.n++
+	p.t, p.next, p.opened = t, next, opened
+	p.state.Store(int32(Open))
+	return true
+}
+
+// Close closes s's top point if piece t opened it, waiting while a thief
+// holds it; afterwards t is the owner's again.
+func (s *Stack[T]) Close(t *T) {
+	if s.n == 0 || s.points[s.n-1].t != t {
+		return
+	}
+	s.n--
+	p := &s.points[s.n]
+	for i := 0; !p.state.CompareAndSwap(int32(Open), int32(Closed)) && !p.state.CompareAndSwap(int32(Spent), int32(Closed)); i++ {
+		if i < 64 {
+			platform.Pause(1)
+		} else {
+			runtime.Gosched() // the thief was descheduled mid-cut and may need this P
+		}
+	}
+	p.t = nil
+}
+
+// Len returns the number of open points (owner only).
+func (s *Stack[T]) Len() int { return s.n }
+
+// At returns s's point i, 0 the oldest.
+func (s *Stack[T]) At(i int) *Point[T] { return &s.points[i] }
+
+// Claim claims for the caller the oldest Open point of s at index i or
+// above, passing Spent ones and stopping at the first Closed one: it moves
+// the point from Open to Cutting and returns it with the index to resume
+// the scan at, or nil. The caller releases it by [Point.Release].
+func (s *Stack[T]) Claim(i int) (*Point[T], int) {
+	for ; i < Max; i++ {
+		p := &s.points[i]
+		switch State(p.state.Load()) {
+		case Closed:
+			return nil, Max
+		case Open:
+			if p.state.CompareAndSwap(int32(Open), int32(Cutting)) {
+				return p, i + 1
+			}
+		}
+	}
+	return nil, Max
+}
