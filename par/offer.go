@@ -88,7 +88,7 @@ func (c *core) shape(guest bool, n int) {
 	switch {
 	case p == 1:
 		c.solo = true
-	case guest && n <= fewPerWorker*p && !c.pool.exp.noFewItems:
+	case guest && n <= fewPerWorker*p && !c.pool.exp.NoFewItems:
 		c.fewItems = true
 	}
 }
@@ -175,7 +175,7 @@ type cutPoint struct {
 // to start at tick t0, on s's next point (see above), and reports whether
 // it did; a first grain also kicks.
 func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int64) bool {
-	if s.nCuts == maxCuts || next >= int64(t.hi) || c.pool.exp.noCut {
+	if s.nCuts == maxCuts || next >= int64(t.hi) || c.pool.exp.NoCut {
 		return false
 	}
 	cp := &s.cuts[s.nCuts]
@@ -190,7 +190,7 @@ func (c *core) openCut(s *slot, t *task, pc *pacer, f runner, cur, next, t0 int6
 
 // kick wakes a parked worker for a first grain published at tick now.
 func (p *Pool) kick(now int64) {
-	if p.sleep.nSleepers.Load() == 0 || p.sleep.nSpinning.Load() != 0 || p.exp.noKick {
+	if p.sleep.nSleepers.Load() == 0 || p.sleep.nSpinning.Load() != 0 || p.exp.NoKick {
 		return
 	}
 	last := p.lastKick.Load()

@@ -97,7 +97,7 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 // seat in its spec.
 func callerSeat(opts []Option) (s *slot, byVerb bool) {
 	s = seatOf(platform.GoroutineKey())
-	return s, s != nil && len(opts) == 0 && (s.pool.solo.Load() || s.offersWork() && !s.pool.exp.noPlainNested) && !trace.IsEnabled()
+	return s, s != nil && len(opts) == 0 && (s.pool.solo.Load() || s.offersWork() && !s.pool.exp.NoPlainNested) && !trace.IsEnabled()
 }
 
 // direct runs a call over [0, n), n > 0, on seat s, where its verb runs it

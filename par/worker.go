@@ -45,7 +45,7 @@ func (s *slot) retired() {
 func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
-	spinning := !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(platform.Ticks())) && p.tryStartSpinning(l)
+	spinning := !p.exp.NoBackoff && (p.exp.SpinForever || !l.busyElsewhere(platform.Ticks())) && p.tryStartSpinning(l)
 	for {
 		if spinning {
 			if t := s.spin(); t != nil {
@@ -67,7 +67,7 @@ func (s *slot) idle() *task {
 			}
 			return t
 		}
-		if !woken || p.exp.noBackoff {
+		if !woken || p.exp.NoBackoff {
 			if woken {
 				p.sleep.nSpinning.Add(-1)
 			}
@@ -79,7 +79,7 @@ func (s *slot) idle() *task {
 
 // spin scans for work for a bounded time (sleep.go).
 func (s *slot) spin() *task {
-	for i := 0; i < spinRounds || s.pool.exp.spinForever; i++ {
+	for i := 0; i < spinRounds || s.pool.exp.SpinForever; i++ {
 		if t := s.findWork(0); t != nil {
 			return t
 		}
