@@ -74,7 +74,7 @@ func goWith(b *budget, f func()) {
 func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 	var tc traced
 	tc.startTrace(sp.verb, n, nil, jb.ctx)
-	defer tc.endTrace()
+	defer tc.End()
 	// Copies for the goroutines: the pointers are to the caller's stack.
 	b, progress := *jb, sp.progress
 	var (
