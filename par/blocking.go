@@ -27,7 +27,7 @@ import (
 func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 	var tc traced
 	tc.startTrace(sp.verb, n, nil, jb.ctx)
-	defer tc.endTrace()
+	defer tc.End()
 	// Copies for the goroutines: the pointers are to the caller's stack.
 	b, progress := *jb, sp.progress
 	var (

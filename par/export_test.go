@@ -5,46 +5,47 @@ import (
 	"io/fs"
 	"runtime"
 
+	"github.com/parloop/parloop/par/internal/experiment"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
 // Test-only access, for the black-box tests in package par_test: the
-// experiments the benchmarks select (experiment.go), the captured-machine
+// experiments the benchmarks select (internal/experiment), the captured-machine
 // simulation, and a few looks at the scheduler's state.
 
 // VictimsForTest returns a PoolOption that sets the victim order: "nearest",
 // or "random".
 func VictimsForTest(order string) PoolOption {
-	e, err := parseExperiment("victims=" + order)
+	e, err := experiment.Parse("victims=" + order)
 	if err != nil {
 		panic(err)
 	}
-	return withExperiment(func(x *experiment) { x.victims = e.victims })
+	return withExperiment(func(x *experiment.Set) { x.Victims = e.Victims })
 }
 
 // BackoffForTest returns a PoolOption that turns spinning before parking on
 // or off.
 func BackoffForTest(on bool) PoolOption {
-	return withExperiment(func(e *experiment) { e.noBackoff = !on })
+	return withExperiment(func(e *experiment.Set) { e.NoBackoff = !on })
 }
 
 // ThreadsForTest returns a PoolOption that makes unpinned workers lock
 // their threads or not.
 func ThreadsForTest(locked bool) PoolOption {
-	return withExperiment(func(e *experiment) { e.locked = locked })
+	return withExperiment(func(e *experiment.Set) { e.Locked = locked })
 }
 
 // SpinForTest returns a PoolOption that keeps idle workers spinning (those
 // the spinner limit lets spin) instead of parking, so that a test sees at
 // once what an idle worker does, whatever the machine's timing.
 func SpinForTest() PoolOption {
-	return withExperiment(func(e *experiment) { e.spinForever = true })
+	return withExperiment(func(e *experiment.Set) { e.SpinForever = true })
 }
 
 // ExperimentForTest returns a PoolOption with the experiment settings s
 // (PARLOOP_EXPERIMENT's syntax).
 func ExperimentForTest(s string) PoolOption {
-	e, err := parseExperiment(s)
+	e, err := experiment.Parse(s)
 	if err != nil {
 		panic(err)
 	}
@@ -53,9 +54,9 @@ func ExperimentForTest(s string) PoolOption {
 
 // withExperiment changes one setting of the pool's experiment, keeping
 // those set by earlier options.
-func withExperiment(set func(*experiment)) PoolOption {
+func withExperiment(set func(*experiment.Set)) PoolOption {
 	return func(c *poolConfig) {
-		var e experiment
+		var e experiment.Set
 		if c.exp != nil {
 			e = *c.exp
 		}

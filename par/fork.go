@@ -30,6 +30,7 @@ import (
 	"unsafe"
 
 	"github.com/parloop/parloop/par/internal/platform"
+	"github.com/parloop/parloop/par/internal/tracing"
 )
 
 // forkRunner runs the g of a fork's task on its argument, leaving the
@@ -207,7 +208,7 @@ func (s *slot) runFork(t *task) {
 	s.unflushedPieces++
 	w := t.waiter
 	if w != s {
-		defer endRegion(stolenFork(s))
+		defer tracing.EndRegion(tracing.StolenFork(s.tree))
 	}
 	c := catcher{lo: 1, hi: 2}
 	defer c.catch(nil, func(pe *PanicError) {

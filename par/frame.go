@@ -23,6 +23,7 @@ import (
 
 	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
+	"github.com/parloop/parloop/par/internal/tracing"
 )
 
 // none is the value type of a loop's frame.
@@ -266,8 +267,8 @@ func (f *frame[T]) end(s *slot, guest bool, t0 int64) (T, bool, *PanicError, err
 func (f *frame[T]) runPiece(s *slot, t *task) {
 	s.unflushedPieces++
 	var r *trace.Region
-	if f.traceCtx != nil {
-		r = f.pieceRegion(s, t.lo, t.hi)
+	if f.traced.Ctx != nil {
+		r = tracing.Piece(f.traced.Ctx, s != f.owner, t.lo, t.hi)
 	}
 	acc, have := f.iterate(s, t)
 	if r != nil {

@@ -40,7 +40,7 @@ func (c *core) shape(guest bool, n int) {
 	switch {
 	case p == 1:
 		c.solo = true
-	case guest && n <= fewPerWorker*p && !c.pool.exp.noFewItems:
+	case guest && n <= fewPerWorker*p && !c.pool.exp.NoFewItems:
 		c.fewItems = true
 	}
 }
@@ -106,7 +106,7 @@ func (c *core) splitAt(s *slot, t *task, f runner, mid int) {
 // to start at tick t0, on s's next cut point (par/internal/cut), and
 // reports whether it did; a first grain also kicks.
 func (c *core) openCut(s *slot, t *task, pc *grain.Pacer, cur, next, t0 int64) bool {
-	if next >= int64(t.hi) || c.pool.exp.noCut || !s.cuts.Open(t, next, t0) {
+	if next >= int64(t.hi) || c.pool.exp.NoCut || !s.cuts.Open(t, next, t0) {
 		return false
 	}
 	if !pc.Measured() && cur == int64(t.lo) {
@@ -117,7 +117,7 @@ func (c *core) openCut(s *slot, t *task, pc *grain.Pacer, cur, next, t0 int64) b
 
 // kick wakes a parked worker for a first grain published at tick now.
 func (p *Pool) kick(now int64) {
-	if !p.sleep.ShouldWake() || p.exp.noKick {
+	if !p.sleep.ShouldWake() || p.exp.NoKick {
 		return
 	}
 	last := p.lastKick.Load()

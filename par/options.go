@@ -1,6 +1,10 @@
 package par
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parloop/parloop/par/internal/experiment"
+)
 
 // Option adjusts one call of a verb; a plain value, so options allocate
 // nothing. A verb given an option it cannot honour panics at the call:
@@ -195,7 +199,7 @@ type poolConfig struct {
 	workers int       // 0: follow runtime.GOMAXPROCS(0)
 	pinning pinChoice // pinDefault: defaultPinning
 	machine *Machine  // a captured machine (tests: export_test.go), or nil: the host
-	exp     *experiment
+	exp     *experiment.Set
 }
 
 type pinChoice uint8

@@ -102,7 +102,7 @@ func crowdedPool(sp *spec) (*Pool, int64) {
 	// with workers (the layout init makes first has none): read it only
 	// after seeing one.
 	l := p.layout.Load()
-	if l == nil || l.active == 0 || p.exp.noCrowd || l.wide() || p.closed.Load() {
+	if l == nil || l.active == 0 || p.exp.NoCrowd || l.wide() || p.closed.Load() {
 		return nil, 0
 	}
 	now := platform.Ticks()

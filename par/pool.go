@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/parloop/parloop/par/internal/experiment"
 	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 	"github.com/parloop/parloop/par/internal/sleep"
@@ -22,7 +23,7 @@ import (
 // P-1 worker threads (none at P = 1). Close stops the workers.
 type Pool struct {
 	cfg poolConfig
-	exp experiment // the experiments (experiment.go), set at start
+	exp experiment.Set // the experiments (internal/experiment), set at start
 
 	mu      sync.Mutex // serialises start, resize and Close
 	started atomic.Bool
@@ -137,7 +138,7 @@ func (p *Pool) ensureStarted() {
 		return
 	}
 	p.init()
-	p.exp = experiments()
+	p.exp = experiment.Read()
 	if p.cfg.exp != nil {
 		p.exp = *p.cfg.exp
 	}
@@ -208,7 +209,7 @@ func (p *Pool) resizeLocked(n int) {
 		active:  n,
 		machine: m,
 		procs:   runtime.GOMAXPROCS(0),
-		noSat:   p.exp.noSaturation,
+		noSat:   p.exp.NoSaturation,
 	}
 	copy(l.workers, old.workers)
 	var fresh []*slot
@@ -218,7 +219,7 @@ func (p *Pool) resizeLocked(n int) {
 		l.workers[i] = s
 		fresh = append(fresh, s)
 	}
-	l.victims, l.levels = victimOrders(m, cpus[:total], p.exp.victims)
+	l.victims, l.levels = m.t.VictimOrders(cpus[:total], p.exp.Victims)
 	for i := 0; i < n; i++ {
 		l.allWorkers = append(l.allWorkers, int32(i))
 	}
@@ -284,7 +285,7 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 	// A pinned worker exits still locked, so the runtime destroys the thread
 	// with its one-CPU mask. An unpinned one is an ordinary goroutine:
 	// waking a locked one means waking that very thread (docs/DESIGN.md).
-	if pin || p.exp.locked {
+	if pin || p.exp.Locked {
 		runtime.LockOSThread()
 		if pinned := pin && platform.PinThread(s.cpu) == nil; !pinned {
 			defer runtime.UnlockOSThread()

@@ -98,7 +98,7 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 // seat in its spec.
 func callerSeat(opts []Option) (s *slot, byVerb bool) {
 	s = seatOf(platform.GoroutineKey())
-	return s, s != nil && len(opts) == 0 && (s.pool.solo.Load() || s.offersWork() && !s.pool.exp.noPlainNested) && !trace.IsEnabled()
+	return s, s != nil && len(opts) == 0 && (s.pool.solo.Load() || s.offersWork() && !s.pool.exp.NoPlainNested) && !trace.IsEnabled()
 }
 
 // direct runs a call over [0, n), n > 0, on seat s, where its verb runs it
@@ -163,8 +163,8 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 		return acc, false, runBlocking(sp, b, n)
 	}
 	var tc traced
-	if tc.startTrace(sp.verb, n, s, b.ctx); tc.traceCtx != nil {
-		defer tc.endTrace()
+	if tc.startTrace(sp.verb, n, s, b.ctx); tc.Ctx != nil {
+		defer tc.End()
 	}
 	lo := sp.from
 	if w == wayCrowded {
@@ -211,8 +211,8 @@ func plainCall[T any](sp *spec, b *job[T], tc *traced, cw *crowdWatch, s *slot, 
 		reraise(pe)
 	})
 	var r *trace.Region
-	if tc.traceCtx != nil {
-		r = trace.StartRegion(tc.traceCtx, "piece")
+	if tc.Ctx != nil {
+		r = trace.StartRegion(tc.Ctx, "piece")
 	}
 	if cw == nil && sp.progress == nil { // whole, in one go
 		c.lo, c.hi = lo, n
@@ -225,7 +225,7 @@ func plainCall[T any](sp *spec, b *job[T], tc *traced, cw *crowdWatch, s *slot, 
 	}
 	c.returned = true
 	if r != nil {
-		trace.Log(tc.traceCtx, "range", strconv.Itoa(lo)+"-"+strconv.Itoa(next))
+		trace.Log(tc.Ctx, "range", strconv.Itoa(lo)+"-"+strconv.Itoa(next))
 		r.End()
 	}
 	if guest {

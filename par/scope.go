@@ -203,7 +203,7 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 	}
 	var tc traced
 	tc.startTrace(sp.verb, 0, s, nil)
-	defer tc.endTrace()
+	defer tc.End()
 	var t0 int64
 	if guest {
 		t0 = platform.Ticks()

@@ -20,7 +20,7 @@ func (p *Pool) notify() {
 // active workers and half the Ps (at least one) spin already.
 func (p *Pool) tryStartSpinning(l *layout) bool {
 	limit := int32(max(1, min(l.active, l.procs)/2))
-	if p.exp.allSpin {
+	if p.exp.AllSpin {
 		limit = int32(max(1, min(l.active, l.procs)))
 	}
 	return p.sleep.TryStartSpinning(limit)

@@ -7,44 +7,6 @@ import (
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
-// victimPolicy chooses the order in which an idle worker tries to steal.
-type victimPolicy int
-
-const (
-	victimNearest victimPolicy = iota // nearest in the machine's topology first, randomised within a level
-	victimRandom                      // the other workers in a fresh random order
-)
-
-// victimOrders computes, for each worker placed on cpus, the others in the
-// order it steals from them, and the end offset of each distance level
-// (within which steal randomises the order each round).
-func victimOrders(m *Machine, cpus []int, policy victimPolicy) ([][]int32, [][]int) {
-	n := len(cpus)
-	victims := make([][]int32, n)
-	levels := make([][]int, n)
-	for i := 0; i < n; i++ {
-		var order [][]int
-		if policy == victimNearest {
-			order = m.t.VictimOrder(cpus, i)
-		} else {
-			var all []int
-			for j := 0; j < n; j++ {
-				if j != i {
-					all = append(all, j)
-				}
-			}
-			order = [][]int{all}
-		}
-		for _, lvl := range order {
-			for _, j := range lvl {
-				victims[i] = append(victims[i], int32(j))
-			}
-			levels[i] = append(levels[i], len(victims[i]))
-		}
-	}
-	return victims, levels
-}
-
 // Isolation. A goroutine waiting for its own call (a caller in helpUntil,
 // or a worker waiting inside a body for a nested call or a fork) runs only
 // work of its own call tree, the root call made from outside the pool and

@@ -5,6 +5,7 @@ import (
 	"runtime/trace"
 
 	"github.com/parloop/parloop/par/internal/platform"
+	"github.com/parloop/parloop/par/internal/tracing"
 )
 
 // For calls body(i) exactly once for each i in [0, n), in parallel, and
@@ -307,11 +308,11 @@ func forkCall[Y, A, B any](sp *spec, f func() A, g func(Y) B, gv func(Y), y Y) (
 }
 
 // forkAsGuest is a fork from outside the pool, the root of a call tree:
-// while tracing, one trace task for the whole tree (observe.go).
+// while tracing, one trace task for the whole tree (internal/tracing).
 func forkAsGuest[Y, A, B any](sp *spec, s *slot, f func() A, g func(Y) B, gv func(Y), y Y) (a A, b B) {
 	defer releaseGuest(s, platform.Ticks())
 	if trace.IsEnabled() {
-		tracedFork(s, sp.verb, max(sp.n, 2), func() { a, b = fork(s, f, g, gv, y) })
+		tracing.Fork(s.tree, sp.verb, max(sp.n, 2), func() { a, b = fork(s, f, g, gv, y) })
 		return a, b
 	}
 	return fork(s, f, g, gv, y)

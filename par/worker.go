@@ -46,7 +46,7 @@ func (s *slot) retired() {
 func (s *slot) idle() *task {
 	p := s.pool
 	l := p.layout.Load()
-	spinning := !p.exp.noBackoff && (p.exp.spinForever || !l.busyElsewhere(platform.Ticks())) && p.tryStartSpinning(l)
+	spinning := !p.exp.NoBackoff && (p.exp.SpinForever || !l.busyElsewhere(platform.Ticks())) && p.tryStartSpinning(l)
 	for {
 		if spinning {
 			if t := s.spin(); t != nil {
@@ -68,7 +68,7 @@ func (s *slot) idle() *task {
 			}
 			return t
 		}
-		if !woken || p.exp.noBackoff {
+		if !woken || p.exp.NoBackoff {
 			if woken {
 				p.sleep.StopSpinning()
 			}
@@ -80,7 +80,7 @@ func (s *slot) idle() *task {
 
 // spin scans for work for a bounded time (par/internal/sleep).
 func (s *slot) spin() *task {
-	for i := 0; i < sleep.SpinRounds || s.pool.exp.spinForever; i++ {
+	for i := 0; i < sleep.SpinRounds || s.pool.exp.SpinForever; i++ {
 		if t := s.findWork(0); t != nil {
 			return t
 		}

@@ -13,8 +13,9 @@ import (
 	xtrace "golang.org/x/exp/trace"
 )
 
-// Task, region and log names written by package par (par/observe.go) and
-// package iter (iter/trace.go).
+// Task, region and log names written by package par (par/internal/tracing,
+// and par/route.go for a plain call's piece) and package iter
+// (iter/trace.go).
 const (
 	regionPiece  = "piece"
 	regionStolen = "stolen piece"

@@ -134,5 +134,7 @@
 // with efficiency cores last. [Topology.VictimOrder] groups a worker's
 // possible victims by the smallest domain they share with it (SMT sibling,
 // cluster or L2, L3, NUMA node, die, package), then the other NUMA nodes by
-// distance.
+// distance; [Topology.VictimOrders] flattens it for every worker of a pool
+// into the lists the scheduler steals by (or, under [VictimsRandom], one
+// level of all the others).
 package topology
