@@ -2,29 +2,21 @@ package par
 
 // Plain runs: a call run as a loop on its caller, with no frame, no task
 // and no clock per grain (route.go says when), in one go when nothing could
-// take a part of it, or, for a crowded call, in chunks of 1, 2, 4, ...
-// times the Grain hint until it hands the rest, and the fold so far, to a
-// framed run, which can split, once the Ps are no longer saturated. A
-// hand-over waits at most about as long as the call has run. (A nested
-// call on a slot that offers work is run plainly by its verb: route.go's
-// direct.)
+// take a part of it, or, for a crowded call, in doubling chunks until it
+// hands the rest to a framed run (par/internal/crowd). (A nested call on a
+// slot that offers work is run plainly by its verb: route.go's direct.)
 //
 // Crowded calls: from outside the pool, on the default pool, while the Ps
-// are saturated (saturation.go). The entry reads the clock when the last
-// answer says saturated; the looks between chunks load the last answer for
-// the first crowdClockFrom cheap indices, then (or after a first chunk of
-// crowdSlowNs) read the clock, which refreshes it; a chunk of crowdChunkNs
-// stops the doubling. A stale "saturated" costs at most one chunk run
-// plainly, a stale "not saturated" the framed path. Never crowded: calls on
-// another pool (with no seat, its bodies' nested calls could not find it),
-// from a seat, with Track or Weighted, or while tracing, and pools wider
-// than GOMAXPROCS. A crowded call is one of the callers' pieces in Stats.
+// are saturated (saturation.go). Never crowded: calls on another pool
+// (with no seat, its bodies' nested calls could not find it), from a seat,
+// with Track or Weighted, or while tracing, and pools wider than
+// GOMAXPROCS. A crowded call is one of the callers' pieces in Stats.
 
 import (
 	"runtime/trace"
 	"sync/atomic"
 
-	"github.com/parloop/parloop/par/internal/grain"
+	"github.com/parloop/parloop/par/internal/crowd"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
@@ -79,12 +71,6 @@ func (b *job[T]) settle(err error) error {
 	return err
 }
 
-const (
-	crowdClockFrom = 256     // from this many indices on, every look reads the clock
-	crowdSlowNs    = 2_000   // a first chunk this long makes every look read the clock
-	crowdChunkNs   = 100_000 // a chunk that lasts this long stops doubling
-)
-
 // crowdedPool returns the pool a call with spec sp runs on if it is
 // crowded, and the tick it read; else nil. route calls it only for a
 // caller with no seat, when the last answer said saturated. Reading the
@@ -113,30 +99,17 @@ func crowdedPool(sp *spec) (*Pool, int64) {
 	return p, now
 }
 
-// crowdWatch watches a crowded call between its chunks (see above).
+// crowdWatch watches a crowded call between its chunks (par/internal/crowd).
 type crowdWatch struct {
+	crowd.Watch
 	p     *Pool
 	start int64 // ticks at the call's start
-	looks int
-	clock bool  // read the clock at every look: chunks are slow, or many indices ran
-	fixed bool  // a chunk lasted crowdChunkNs: the size stays
-	t     int64 // ticks at the start or at the last look that read the clock
 }
 
 // still reports whether the call is still crowded after ran indices, and
 // sizes its next chunk.
 func (w *crowdWatch) still(ran int, size *int) bool {
-	w.looks++
-	if w.clock || w.looks == 1 || ran >= crowdClockFrom {
-		now := platform.Ticks()
-		d := now - w.t
-		w.t = now
-		if ran >= crowdClockFrom || d >= platform.NsToTicks(crowdSlowNs) {
-			w.clock = true
-		}
-		if w.looks > 1 && d >= platform.NsToTicks(crowdChunkNs) {
-			w.fixed = true
-		}
+	if now, clocked := w.Look(ran); clocked {
 		l := w.p.layout.Load()
 		if l.wide() || !platform.Saturated(now, l.procs) {
 			return false
@@ -144,9 +117,7 @@ func (w *crowdWatch) still(ran int, size *int) bool {
 	} else if !platform.SaturatedHint() {
 		return false
 	}
-	if !w.fixed {
-		*size = grain.NextChunk(*size)
-	}
+	*size = w.Next(*size)
 	return true
 }
 

@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/crowd"
 	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 )
@@ -168,7 +169,7 @@ func run[T any](sp *spec, b *job[T], n int) (acc T, have bool, err error) {
 	}
 	lo := sp.from
 	if w == wayCrowded {
-		cw := crowdWatch{p: p, start: now, t: now}
+		cw := crowdWatch{Watch: crowd.Start(now), p: p, start: now}
 		lo, acc, have, err = plainCall(sp, b, &tc, &cw, nil, false, lo, n)
 		cw.done()
 		if lo == n || err != nil {

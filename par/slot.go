@@ -5,6 +5,7 @@ import (
 
 	"github.com/parloop/parloop/par/internal/cut"
 	"github.com/parloop/parloop/par/internal/deque"
+	"github.com/parloop/parloop/par/internal/freelist"
 	"github.com/parloop/parloop/par/internal/sleep"
 	"golang.org/x/sys/cpu"
 )
@@ -40,14 +41,10 @@ type slot struct {
 	guestPool atomic.Pointer[Pool]
 	seatTree  atomic.Uint64
 
-	free        []*task    // free tasks, a stack (task.go)
-	spares      *spareList // an empty spare list, kept for the next hand-over (task.go)
-	sparesTried bool       // a spare list was looked for since the slot last went idle
-	freeJoins   *join
-	remoteTasks atomic.Pointer[task] // freed here by other slots (task.go)
-	remoteJoins atomic.Pointer[join]
-	rng         uint64
-	calls       uint64 // guests: calls made on the seat, to pace resize checks and name trees
+	tasks freelist.List[task]   // free tasks homed here, and those freed here by other slots (task.go)
+	joins freelist.Linked[join] // free joins, likewise
+	rng   uint64
+	calls uint64 // guests: calls made on the seat, to pace resize checks and name trees
 
 	// tree is the running task's call tree (0: none); a waiting slot runs
 	// only its tree's tasks (steal.go).

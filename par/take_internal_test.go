@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/parloop/parloop/par/internal/cut"
+	"github.com/parloop/parloop/par/internal/freelist"
 )
 
 // A slot that helps while it waits for a fork's task can push tasks of its
@@ -194,7 +195,7 @@ func TestGrainsOfferTheirRest(t *testing.T) {
 
 // At parallelism 1 the private stack grows instead of sharing (nobody
 // would steal), and shares once the pool has a worker again (P2); idle
-// clears what grew, and hands the free tasks beyond maxFree over as a
+// clears what grew, and hands the free tasks beyond freelist.Keep over as a
 // spare list that the next burst takes instead of allocating.
 func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 	p := NewPool(Workers(1))
@@ -228,8 +229,8 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 	if x := s.popLocal(); x != nil {
 		t.Fatal("a task popped twice")
 	}
-	if len(s.free) != burst+1 {
-		t.Fatalf("free list holds %d tasks, want %d", len(s.free), burst+1)
+	if s.tasks.Len() != burst+1 {
+		t.Fatalf("free list holds %d tasks, want %d", s.tasks.Len(), burst+1)
 	}
 	s.dropBoxes()
 	for i, x := range s.priv[privMax:] {
@@ -237,13 +238,13 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 			t.Fatalf("idle left the grown private stack's entry %d set", privMax+i)
 		}
 	}
-	if len(s.free) != maxFree {
-		t.Fatalf("idle kept %d free tasks, want %d", len(s.free), maxFree)
+	if s.tasks.Len() != freelist.Keep {
+		t.Fatalf("idle kept %d free tasks, want %d", s.tasks.Len(), freelist.Keep)
 	}
-	for range maxFree {
+	for range freelist.Keep {
 		s.newTask()
 	}
-	// The spare list is back in spareLists; a sync.Pool may drop it (a GC),
+	// The spare list is back in spareTasks; a sync.Pool may drop it (a GC),
 	// so a fresh task is allowed, but one from the spares must be rehomed.
 	if x := s.newTask(); x.home != s {
 		t.Fatal("a spare task taken from another hand-over kept its old home")
@@ -313,5 +314,30 @@ func TestSpawnChainsKeepFewTasksWaiting(t *testing.T) {
 	}
 	if d := deepest.Load(); d < 2 || d > maxCountLevel+1 || d > chain/100 {
 		t.Errorf("a task of the chain ran with %d tasks counted each in the one before, want 2 to %d", d, maxCountLevel+1)
+	}
+}
+
+// A task freed by its home goes back on its home's list; freed by another
+// slot it goes on the home's remote list, and the home takes it back when
+// its list runs dry.
+func TestTaskReturnsHome(t *testing.T) {
+	p := NewPool(Workers(2))
+	defer p.Close()
+	p.ensureStarted()
+	home, other := newSlot(p, 0, true), newSlot(p, 1, true)
+	a, b := home.newTask(), home.newTask()
+	home.freeTask(a)
+	if home.tasks.Len() != 1 {
+		t.Fatalf("freed by its home: home's list holds %d tasks, want 1", home.tasks.Len())
+	}
+	other.freeTask(b)
+	if home.tasks.Len() != 1 || other.tasks.Len() != 0 {
+		t.Fatalf("freed by another slot: lists hold %d (home) and %d (other), want 1 and 0", home.tasks.Len(), other.tasks.Len())
+	}
+	if x := home.newTask(); x != a {
+		t.Fatal("the home's own free did not come back first")
+	}
+	if x := home.newTask(); x != b || x.home != home || x.rnext != nil {
+		t.Fatal("the task freed by another slot did not come back, homed and unlinked, when the list ran dry")
 	}
 }

@@ -1,9 +1,10 @@
 package par
 
 import (
-	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/parloop/parloop/par/internal/freelist"
 )
 
 // A task is what deques hold: a piece of a loop's index range, the second
@@ -72,40 +73,19 @@ type join struct {
 	next    *join // free list link (local or remote)
 }
 
-// Free lists. Each slot keeps the tasks and joins it allocated and got
-// back, so that forks, splits and spawns allocate nothing in the steady
-// state. Every task and join returns to its home, the slot that allocated
-// it: from another slot by a push onto the home's remote list (a lock-free
-// stack: CAS to push, and the owner takes the whole list with one Swap, so
-// there is no ABA), which the owner drains when its own runs dry. The task
-// list is a slice used as a stack: a fork takes the top task and its join
-// puts it back there, so the steady state writes no pointer (a GC write
-// barrier while marking).
-//
-// The task list grows as far as a burst needs (a scope's body that spawns
-// a thousand tasks before one runs needs a thousand at once). When the slot
-// goes idle it keeps maxFree and hands the rest, as a spare list, to
-// spareLists, from which a slot whose list runs dry takes one (once until
-// it next goes idle): a burst of spawns allocates only the first time, and
-// the GC can still have the spares of a program that no longer spawns.
-const maxFree = 64
-
-// spareList is free tasks handed over by a slot that went idle.
-type spareList struct{ tasks []*task }
-
-var spareLists sync.Pool
+// Free lists (par/internal/freelist): a task or join returns to its home,
+// the slot that allocated it (newTask rehomes a spare from another's).
+var spareTasks freelist.Spares[task]
 
 // newTask returns a task homed at s, cleared but for a fork's run and box
 // (fork.go reuses a box of the right type).
 func (s *slot) newTask() *task {
-	n := len(s.free)
-	if n == 0 {
-		if n = s.refill(); n == 0 {
+	t, ok := s.tasks.Get()
+	if !ok {
+		if t = s.refill(); t == nil {
 			return &task{home: s}
 		}
 	}
-	t := s.free[n-1]
-	s.free = s.free[:n-1]
 	if t.home != s { // a spare from another slot's hand-over
 		t.home = s
 	}
@@ -113,40 +93,17 @@ func (s *slot) newTask() *task {
 }
 
 // refill fills s's empty task list from its remote list, or else from a
-// spare list, and returns its length.
-func (s *slot) refill() int {
-	if s.remoteTasks.Load() != nil {
-		for t := s.remoteTasks.Swap(nil); t != nil; {
-			next := t.rnext
-			t.rnext = nil
-			s.recycleTask(t)
-			t = next
-		}
+// spare list, and takes a task off it (nil: none).
+func (s *slot) refill() *task {
+	for t := s.tasks.TakeRemote(); t != nil; t = s.tasks.PutNext(t, &t.rnext) {
 	}
-	if len(s.free) == 0 && !s.sparesTried {
-		s.sparesTried = true
-		if sp, _ := spareLists.Get().(*spareList); sp != nil {
-			s.free = append(s.free, sp.tasks...) // rehomed as newTask takes them
-			clear(sp.tasks)
-			sp.tasks = sp.tasks[:0]
-			s.spares = sp // reused when s next hands spares over
-		}
-	}
-	return len(s.free)
+	s.tasks.TakeSpares(&spareTasks) // rehomed as newTask takes them
+	t, _ := s.tasks.Get()
+	return t
 }
 
 // recycleTask puts a task homed at s back on s's free list.
-func (s *slot) recycleTask(t *task) {
-	n := len(s.free)
-	if n == cap(s.free) {
-		s.free = append(s.free, t)
-		return
-	}
-	s.free = s.free[:n+1]
-	if s.free[n] != t {
-		s.free[n] = t
-	}
-}
+func (s *slot) recycleTask(t *task) { s.tasks.Put(t) }
 
 // freeTask clears a piece or a spawned task and sends it home. The caller must own t. It
 // clears field by field: a thief may still load t.tree through a stale
@@ -156,74 +113,49 @@ func (s *slot) freeTask(t *task) {
 	t.frame, t.parent, t.labels = nil, nil, nil
 	t.scope, t.fn, t.efn = nil, nil, nil
 	if home == s {
-		s.recycleTask(t)
+		s.tasks.Put(t)
 		return
 	}
-	pushRemote(&home.remoteTasks, t, &t.rnext)
+	home.tasks.PushRemote(t, &t.rnext)
 }
 
 // dropBoxes lets the GC have the boxes free fork tasks keep (fork.go), with
-// their g and argument, and the tasks beyond maxFree, which it hands over
-// as a spare list, and which a grown private stack may point to; called
-// when the slot goes idle (a park, a guest leaving its seat).
+// their g and argument, and the tasks beyond freelist.Keep, which it hands
+// over as a spare list, and which a grown private stack may point to;
+// called when the slot goes idle (a park, a guest leaving its seat).
 func (s *slot) dropBoxes() {
 	if len(s.priv) > privMax && s.nPriv <= privMax { // grown at parallelism 1 (share.go)
 		clear(s.priv[privMax:])
 	}
-	for _, t := range s.free[:min(len(s.free), maxFree)] {
+	for _, t := range s.tasks.Kept() {
 		if t.box != nil {
 			t.run, t.box = nil, nil
 		}
 	}
-	if n := len(s.free); n > maxFree {
-		// The spares keep their boxes, untouched: spareLists lets the GC
-		// have them, boxes and all, if nobody takes them.
-		sp := s.spares
-		if sp == nil {
-			sp = new(spareList)
-		}
-		sp.tasks = append(sp.tasks, s.free[maxFree:]...)
-		clear(s.free[maxFree:cap(s.free)]) // the stale entries too: they may point at spares
-		s.free = s.free[:maxFree]
-		spareLists.Put(sp)
-		s.spares = nil
-	}
-	s.sparesTried = false
+	// The spares keep their boxes, untouched: spareTasks lets the GC have
+	// them, boxes and all, if nobody takes them.
+	s.tasks.Idle(&spareTasks)
 }
 
 // newJoin returns a cleared join homed at s.
 func (s *slot) newJoin() *join {
-	j := s.freeJoins
+	j := s.joins.First()
 	if j == nil {
-		j = s.remoteJoins.Swap(nil)
-		if j == nil {
+		if j = s.joins.TakeRemote(); j == nil {
 			return &join{home: s}
 		}
 	}
-	s.freeJoins = j.next
-	j.next = nil
+	s.joins.Pop(&j.next)
 	return j
 }
 
 // freeJoin clears j and sends it home. The caller must be j's last arriver.
 func (s *slot) freeJoin(j *join) {
 	home := j.home
+	*j = join{home: home}
 	if home == s {
-		*j = join{home: home, next: s.freeJoins}
-		s.freeJoins = j
+		s.joins.Push(j, &j.next)
 		return
 	}
-	*j = join{home: home}
-	pushRemote(&home.remoteJoins, j, &j.next)
-}
-
-// pushRemote pushes x, linked by next, onto a slot's remote free list.
-func pushRemote[T any](list *atomic.Pointer[T], x *T, next **T) {
-	for {
-		old := list.Load()
-		*next = old
-		if list.CompareAndSwap(old, x) {
-			return
-		}
-	}
+	home.joins.PushRemote(j, &j.next)
 }
