@@ -411,7 +411,7 @@ func (c *core) detach(s *slot, t *task, f runner, j *join, mid int) *task {
 	r.tree.Store(c.tree)
 	r.labels = c.labels
 	t.hi, t.parent, t.side = mid, j, 0
-	s.stats.splits.Add(1)
+	s.stats.Splits.Add(1)
 	return r
 }
 

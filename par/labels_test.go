@@ -112,7 +112,7 @@ func TestGoexitInEveryInvokeFunctionReleasesTheSeat(t *testing.T) {
 	p := NewPool(Workers(4))
 	defer p.Close()
 	for round := range 100 {
-		before := guestMask.Load()
+		before := guestTable.Held()
 		var ran atomic.Int32
 		exit := func() { ran.Add(1); runtime.Goexit() }
 		done := make(chan struct{})
@@ -121,7 +121,7 @@ func TestGoexitInEveryInvokeFunctionReleasesTheSeat(t *testing.T) {
 			Invoke([]func(){exit, exit, exit, exit}, On(p))
 		}()
 		<-done
-		if m := guestMask.Load(); m != before {
+		if m := guestTable.Held(); m != before {
 			t.Fatalf("round %d: guest seats %b before the call, %b after its caller exited", round, before, m)
 		}
 		if n := ran.Load(); n != 4 {
@@ -173,7 +173,7 @@ func TestGoexitInNestedCallsReleasesTheSeat(t *testing.T) {
 	p := NewPool(Workers(4))
 	defer p.Close()
 	for round := range 200 {
-		before := guestMask.Load()
+		before := guestTable.Held()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -186,7 +186,7 @@ func TestGoexitInNestedCallsReleasesTheSeat(t *testing.T) {
 			}, On(p))
 		}()
 		<-done
-		if m := guestMask.Load(); m != before {
+		if m := guestTable.Held(); m != before {
 			t.Fatalf("round %d: guest seats %b before the call, %b after its caller exited", round, before, m)
 		}
 	}
@@ -214,7 +214,7 @@ func TestGoexitReleasesSeatsAndReplacesWorkers(t *testing.T) {
 		}()
 		<-done
 	}
-	if m := guestMask.Load(); m != 0 {
+	if m := guestTable.Held(); m != 0 {
 		t.Errorf("guest seats still held after the Goexits: mask %b", m)
 	}
 	// Every worker slot still runs: a call whose pieces wait for each

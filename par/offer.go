@@ -85,7 +85,7 @@ func (c *core) worthSplitting(s *slot, cur, hi int64, pc *grain.Pacer, now int64
 		return false
 	}
 	l := c.pool.layout.Load()
-	if bits.OnesCount64(guestMask.Load()) > l.active || l.busyElsewhere(now) {
+	if bits.OnesCount64(guestTable.Held()) > l.active || l.busyElsewhere(now) {
 		c.pool.maybeResizeAt(now) // the split that would have checked GOMAXPROCS
 		return false
 	}
@@ -160,7 +160,7 @@ func (s *slot) cutAt(cp *cut.Point[task], tree uint64) *task {
 	}
 	cp.Release(int64(t.hi) <= next)
 	if r != nil {
-		s.stats.steals.Add(1)
+		s.stats.Steals.Add(1)
 		c.thief.Store(s.id + 1)
 	}
 	return r
@@ -180,8 +180,8 @@ func (s *slot) cutAny(l *layout, order []int32, tree uint64) *task {
 			return t
 		}
 	}
-	for m := guestMask.Load(); m != 0; m &= m - 1 {
-		if t := s.cutFrom(guestSeats[bits.TrailingZeros64(m)], tree); t != nil {
+	for m := guestTable.Held(); m != 0; m &= m - 1 {
+		if t := s.cutFrom(guestTable.Seat(bits.TrailingZeros64(m)), tree); t != nil {
 			return t
 		}
 	}

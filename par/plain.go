@@ -14,7 +14,6 @@ package par
 
 import (
 	"runtime/trace"
-	"sync/atomic"
 
 	"github.com/parloop/parloop/par/internal/crowd"
 	"github.com/parloop/parloop/par/internal/platform"
@@ -123,31 +122,5 @@ func (w *crowdWatch) still(ran int, size *int) bool {
 
 // done counts the crowded part of the call in its goroutine's shard.
 func (w *crowdWatch) done() {
-	sh := &w.p.crowdCounts[uint64(platform.GoroutineKey())*0x9e3779b97f4a7c15>>60%crowdShards]
-	sh.calls.Add(1)
-	sh.busyNs.Add(platform.TicksToNs(platform.Ticks() - w.start))
-}
-
-const crowdShards = 16
-
-// crowdCounts are the crowded calls' counters, one shard per cache line.
-type crowdCounts [crowdShards]struct {
-	calls, busyNs atomic.Int64
-	_             [48]byte
-}
-
-// sum returns the crowded calls counted and their busy time in ns.
-func (c *crowdCounts) sum() (calls, busyNs int64) {
-	for i := range c {
-		calls += c[i].calls.Load()
-		busyNs += c[i].busyNs.Load()
-	}
-	return calls, busyNs
-}
-
-func (c *crowdCounts) reset() {
-	for i := range c {
-		c[i].calls.Store(0)
-		c[i].busyNs.Store(0)
-	}
+	w.p.crowdCounts.Add(platform.GoroutineKey(), platform.TicksToNs(platform.Ticks()-w.start))
 }

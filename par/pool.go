@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/parloop/parloop/par/internal/counters"
 	"github.com/parloop/parloop/par/internal/experiment"
 	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
@@ -33,8 +34,8 @@ type Pool struct {
 	workers sync.WaitGroup
 
 	sleep       sleep.List
-	callerStats slotStats   // pieces run by guests (callers from outside)
-	crowdCounts crowdCounts // crowded calls (plain.go), counted with the callers'
+	callerStats counters.Seat  // pieces run by guests (callers from outside)
+	crowdCounts counters.Calls // crowded calls (plain.go), counted with the callers'
 
 	nextResize atomic.Int64 // ticks at which the next GOMAXPROCS check is due
 	lastKick   atomic.Int64 // ticks of the last kick (offer.go)

@@ -13,14 +13,14 @@ package par
 //     call from outside the pool, with a deque for its split halves, and
 //     nested calls made by bodies it runs find the seat by its key.
 //
-// Guest seat invariants:
-//   - bit i of guestMask is set exactly while seat i is held. Acquire is a
-//     CAS that sets the bit, release clears it with And; both are
-//     sequentially consistent, so everything the previous holder did to the
-//     seat happens before the next holder starts.
-//   - a held seat's pool, holder and seatTree (its call's tree) are written
-//     by the holder right after acquiring, in that order, before it pushes
-//     anything. Every task on a held seat's deque belongs to that tree, and
+// Guest seat invariants. Which seats are held, and by whom, is the table of
+// par/internal/guests, which keeps its own: a seat's bit is set exactly
+// while it is held, a lookup by a goroutine's key finds a seat it holds,
+// and everything a holder did to its seat happens before the next holder's
+// Acquire returns. par adds:
+//   - a held seat's pool and seatTree (its call's tree) are written by the
+//     holder right after acquiring (Acquire has stored its key), in that
+//     order, before it pushes anything. Every task on a held seat's deque belongs to that tree, and
 //     tree ids are unique per seat. A thief reads seatTree, then the pool,
 //     and steals only tasks of that tree if the pool is its own
 //     (stealGuest): if it matched a newer call's task, it read that call's
@@ -34,10 +34,8 @@ package par
 // that many callers no throughput is lost.
 
 import (
-	"math/bits"
-	"sync/atomic"
-
 	"github.com/parloop/parloop/par/internal/gtable"
+	"github.com/parloop/parloop/par/internal/guests"
 	"github.com/parloop/parloop/par/internal/platform"
 )
 
@@ -104,59 +102,42 @@ var workers gtable.Table
 func lookupWorker(k uintptr) *slot { return (*slot)(workers.Get(k)) }
 
 const (
-	maxGuests = 64
+	maxGuests = guests.Max
 	guestBase = 1 << 20 // guest seat ids are guestBase+i
 )
 
-var (
-	guestMask  atomic.Uint64
-	guestSeats [maxGuests]*slot
-)
+// guestTable holds the guest seats, and which of them are held, by whom.
+var guestTable guests.Table[slot]
 
 func init() {
-	for i := range guestSeats {
-		guestSeats[i] = newSlot(nil, int32(guestBase+i), false)
+	for i := range maxGuests {
+		guestTable.SetSeat(i, newSlot(nil, int32(guestBase+i), false))
 	}
 }
 
-// lookupGuest returns the seat held by the goroutine with key k, or nil.
-func lookupGuest(k uintptr) *slot {
-	for m := guestMask.Load(); m != 0; m &= m - 1 {
-		g := guestSeats[bits.TrailingZeros64(m)]
-		if g.holder.Load() == k {
-			return g
-		}
-	}
-	return nil
-}
+// lookupGuest returns a seat held by the goroutine with key k, or nil.
+func lookupGuest(k uintptr) *slot { return guestTable.Lookup(k) }
 
 // acquireGuest takes a free seat for pool p and goroutine k, or returns nil.
 func acquireGuest(p *Pool, k uintptr) *slot {
-	for {
-		m := guestMask.Load()
-		if m == ^uint64(0) {
-			return nil
-		}
-		i := bits.TrailingZeros64(^m)
-		if guestMask.CompareAndSwap(m, m|1<<i) {
-			g := guestSeats[i]
-			g.pool = p
-			g.stats = &p.callerStats
-			if g.guestPool.Load() != p {
-				g.guestPool.Store(p)
-			}
-			g.holder.Store(k)
-			// A new call tree, unique among live ones (the seat counts its
-			// calls), published after the pool (see the invariants above).
-			g.calls++
-			g.tree = g.calls<<8 | uint64(i+1)
-			g.seatTree.Store(g.tree)
-			if g.calls%resizeCheckCalls == 0 {
-				p.maybeResize()
-			}
-			return g
-		}
+	g, i := guestTable.Acquire(k)
+	if g == nil {
+		return nil
 	}
+	g.pool = p
+	g.stats = &p.callerStats
+	if g.guestPool.Load() != p {
+		g.guestPool.Store(p)
+	}
+	// A new call tree, unique among live ones (the seat counts its calls),
+	// published after the pool (see the invariants above).
+	g.calls++
+	g.tree = g.calls<<8 | uint64(i+1)
+	g.seatTree.Store(g.tree)
+	if g.calls%resizeCheckCalls == 0 {
+		p.maybeResize()
+	}
+	return g
 }
 
 // releaseGuest frees seat s, held since tick t0, counting the time as the
@@ -183,14 +164,12 @@ func runLeftovers(s *slot) {
 
 // freeSeat gives seat s back, adding busy ticks to the callers' busy time.
 func freeSeat(s *slot, busy int64) {
-	s.stats.busyNs.Add(platform.TicksToNs(busy))
+	s.stats.BusyNs.Add(platform.TicksToNs(busy))
 	s.flushStats()
 	s.dropBoxes()
 	s.tree = 0
 	if s.host != nil {
 		s.host.visiting, s.host = nil, nil
 	}
-	i := int(s.id) - guestBase
-	s.holder.Store(0) // before the bit: a lookup that still sees the bit must not match the old holder
-	guestMask.And(^(uint64(1) << i))
+	guestTable.Release(int(s.id) - guestBase)
 }

@@ -50,7 +50,7 @@ func (s *slot) park(done *atomic.Bool, tree uint64) (t *task, woken bool) {
 		s.dropBoxes()
 		t0 := platform.Ticks()
 		s.sleeper.Wait()
-		s.stats.idleNs.Add(platform.TicksToNs(platform.Ticks() - t0))
+		s.stats.IdleNs.Add(platform.TicksToNs(platform.Ticks() - t0))
 		kicked := s.sleeper.Kicked()
 		if woken = p.sleep.Unlist(&s.sleeper); woken || !kicked {
 			return nil, woken

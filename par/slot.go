@@ -3,6 +3,7 @@ package par
 import (
 	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/counters"
 	"github.com/parloop/parloop/par/internal/cut"
 	"github.com/parloop/parloop/par/internal/deque"
 	"github.com/parloop/parloop/par/internal/freelist"
@@ -35,9 +36,8 @@ type slot struct {
 	cuts cut.Stack[task] // the rests of the running pieces, offered while a grain runs (par/internal/cut)
 	_    cpu.CacheLinePad
 
-	// Guest seats only: the holder's goroutine key (0: free), and the pool
-	// and call tree the seat is held for (seats.go).
-	holder    atomic.Uintptr
+	// Guest seats only: the pool and call tree the seat is held for
+	// (seats.go).
 	guestPool atomic.Pointer[Pool]
 	seatTree  atomic.Uint64
 
@@ -62,17 +62,8 @@ type slot struct {
 	// its bodies' nested calls must find; that seat remembers its host.
 	visiting, host *slot
 
-	frame *frame[none] // a recycled range frame (frame.go)
-	stats *slotStats   // the worker's own counters, or its pool's callers'
-}
-
-// slotStats are the counters behind WorkerStats, written by the slot's
-// owner, read by Stats concurrently.
-type slotStats struct {
-	_                                    cpu.CacheLinePad
-	pieces, steals, failedSteals, splits atomic.Int64
-	busyNs, idleNs                       atomic.Int64
-	_                                    cpu.CacheLinePad
+	frame *frame[none]   // a recycled range frame (frame.go)
+	stats *counters.Seat // the worker's own counters, or its pool's callers' (par/internal/counters)
 }
 
 func newSlot(p *Pool, id int32, worker bool) *slot {
@@ -84,7 +75,7 @@ func newSlot(p *Pool, id int32, worker bool) *slot {
 		dq:     deque.NewRecycled[task](64),
 		priv:   make([]*task, privMax),
 		rng:    uint64(id)*0x9e3779b97f4a7c15 + 1,
-		stats:  new(slotStats),
+		stats:  new(counters.Seat),
 	}
 	s.sleeper.Init(worker)
 	return s
@@ -103,7 +94,7 @@ func (s *slot) rand() uint64 {
 // flushStats publishes the owner-only piece count.
 func (s *slot) flushStats() {
 	if s.unflushedPieces != 0 {
-		s.stats.pieces.Add(s.unflushedPieces)
+		s.stats.Pieces.Add(s.unflushedPieces)
 		s.unflushedPieces = 0
 	}
 }

@@ -62,15 +62,15 @@ func (s *slot) steal(prefer int32, tree uint64) *task {
 		}
 		start = end
 	}
-	for m := guestMask.Load(); m != 0; m &= m - 1 {
-		if t := s.stealGuest(guestSeats[bits.TrailingZeros64(m)], tree); t != nil {
+	for m := guestTable.Held(); m != 0; m &= m - 1 {
+		if t := s.stealGuest(guestTable.Seat(bits.TrailingZeros64(m)), tree); t != nil {
 			return t
 		}
 	}
 	if t := s.cutAny(l, order, tree); t != nil { // every deque was empty: the rest of a running piece (offer.go)
 		return t
 	}
-	s.stats.failedSteals.Add(1)
+	s.stats.FailedSteals.Add(1)
 	return nil
 }
 
@@ -112,7 +112,7 @@ func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 			t, retry = v.dq.StealIf(func(t *task) bool { return t.tree.Load() == tree })
 		}
 		if t != nil {
-			s.stats.steals.Add(1)
+			s.stats.Steals.Add(1)
 			switch t.kind {
 			case taskPiece:
 				t.frame.base().thief.Store(s.id + 1)
@@ -136,7 +136,7 @@ func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 func (l *layout) slotByID(id int32) *slot {
 	if id >= guestBase {
 		if i := int(id) - guestBase; i < maxGuests {
-			return guestSeats[i]
+			return guestTable.Seat(i)
 		}
 		return nil
 	}

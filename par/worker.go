@@ -96,7 +96,7 @@ func (s *slot) spin() *task {
 func (s *slot) runTop(t *task) {
 	t0 := platform.Ticks()
 	s.execute(t)
-	s.stats.busyNs.Add(platform.TicksToNs(platform.Ticks() - t0))
+	s.stats.BusyNs.Add(platform.TicksToNs(platform.Ticks() - t0))
 	s.flushStats()
 }
 
