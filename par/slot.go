@@ -41,7 +41,7 @@ type slot struct {
 	guestPool atomic.Pointer[Pool]
 	seatTree  atomic.Uint64
 
-	tasks freelist.List[task]   // free tasks homed here, and those freed here by other slots (task.go)
+	free  freelist.List[task]   // free tasks homed here, and those freed here by other slots (task.go)
 	joins freelist.Linked[join] // free joins, likewise
 	rng   uint64
 	calls uint64 // guests: calls made on the seat, to pace resize checks and name trees

@@ -229,8 +229,8 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 	if x := s.popLocal(); x != nil {
 		t.Fatal("a task popped twice")
 	}
-	if s.tasks.Len() != burst+1 {
-		t.Fatalf("free list holds %d tasks, want %d", s.tasks.Len(), burst+1)
+	if s.free.Len() != burst+1 {
+		t.Fatalf("free list holds %d tasks, want %d", s.free.Len(), burst+1)
 	}
 	s.dropBoxes()
 	for i, x := range s.priv[privMax:] {
@@ -238,8 +238,8 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 			t.Fatalf("idle left the grown private stack's entry %d set", privMax+i)
 		}
 	}
-	if s.tasks.Len() != freelist.Keep {
-		t.Fatalf("idle kept %d free tasks, want %d", s.tasks.Len(), freelist.Keep)
+	if s.free.Len() != freelist.Keep {
+		t.Fatalf("idle kept %d free tasks, want %d", s.free.Len(), freelist.Keep)
 	}
 	for range freelist.Keep {
 		s.newTask()
@@ -327,12 +327,12 @@ func TestTaskReturnsHome(t *testing.T) {
 	home, other := newSlot(p, 0, true), newSlot(p, 1, true)
 	a, b := home.newTask(), home.newTask()
 	home.freeTask(a)
-	if home.tasks.Len() != 1 {
-		t.Fatalf("freed by its home: home's list holds %d tasks, want 1", home.tasks.Len())
+	if home.free.Len() != 1 {
+		t.Fatalf("freed by its home: home's list holds %d tasks, want 1", home.free.Len())
 	}
 	other.freeTask(b)
-	if home.tasks.Len() != 1 || other.tasks.Len() != 0 {
-		t.Fatalf("freed by another slot: lists hold %d (home) and %d (other), want 1 and 0", home.tasks.Len(), other.tasks.Len())
+	if home.free.Len() != 1 || other.free.Len() != 0 {
+		t.Fatalf("freed by another slot: lists hold %d (home) and %d (other), want 1 and 0", home.free.Len(), other.free.Len())
 	}
 	if x := home.newTask(); x != a {
 		t.Fatal("the home's own free did not come back first")

@@ -80,7 +80,7 @@ var spareTasks freelist.Spares[task]
 // newTask returns a task homed at s, cleared but for a fork's run and box
 // (fork.go reuses a box of the right type).
 func (s *slot) newTask() *task {
-	t, ok := s.tasks.Get()
+	t, ok := s.free.Get()
 	if !ok {
 		if t = s.refill(); t == nil {
 			return &task{home: s}
@@ -95,15 +95,15 @@ func (s *slot) newTask() *task {
 // refill fills s's empty task list from its remote list, or else from a
 // spare list, and takes a task off it (nil: none).
 func (s *slot) refill() *task {
-	for t := s.tasks.TakeRemote(); t != nil; t = s.tasks.PutNext(t, &t.rnext) {
+	for t := s.free.TakeRemote(); t != nil; t = s.free.PutNext(t, &t.rnext) {
 	}
-	s.tasks.TakeSpares(&spareTasks) // rehomed as newTask takes them
-	t, _ := s.tasks.Get()
+	s.free.TakeSpares(&spareTasks) // rehomed as newTask takes them
+	t, _ := s.free.Get()
 	return t
 }
 
 // recycleTask puts a task homed at s back on s's free list.
-func (s *slot) recycleTask(t *task) { s.tasks.Put(t) }
+func (s *slot) recycleTask(t *task) { s.free.Put(t) }
 
 // freeTask clears a piece or a spawned task and sends it home. The caller must own t. It
 // clears field by field: a thief may still load t.tree through a stale
@@ -113,10 +113,10 @@ func (s *slot) freeTask(t *task) {
 	t.frame, t.parent, t.labels = nil, nil, nil
 	t.scope, t.fn, t.efn = nil, nil, nil
 	if home == s {
-		s.tasks.Put(t)
+		s.free.Put(t)
 		return
 	}
-	home.tasks.PushRemote(t, &t.rnext)
+	home.free.PushRemote(t, &t.rnext)
 }
 
 // dropBoxes lets the GC have the boxes free fork tasks keep (fork.go), with
@@ -127,14 +127,14 @@ func (s *slot) dropBoxes() {
 	if len(s.priv) > privMax && s.nPriv <= privMax { // grown at parallelism 1 (share.go)
 		clear(s.priv[privMax:])
 	}
-	for _, t := range s.tasks.Kept() {
+	for _, t := range s.free.Kept() {
 		if t.box != nil {
 			t.run, t.box = nil, nil
 		}
 	}
 	// The spares keep their boxes, untouched: spareTasks lets the GC have
 	// them, boxes and all, if nobody takes them.
-	s.tasks.Idle(&spareTasks)
+	s.free.Idle(&spareTasks)
 }
 
 // newJoin returns a cleared join homed at s.
