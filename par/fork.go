@@ -7,9 +7,10 @@ package par
 // The fast path, on a slot s: push a task for g, run f, take the task
 // back; if take returns it, nobody stole it: run g inline. The push goes to
 // s's private stack when thieves can see a task of s's already, else to its
-// deque (share.go); it allocates nothing (tasks come from s's free list,
-// and a task keeps its box, which holds g, y and g's result, for the next
-// fork of the same types) and writes nothing shared beyond s's own deque.
+// deque (par/internal/splitdeque); it allocates nothing (tasks come from
+// s's free list, and a task keeps its box, which holds g, y and g's
+// result, for the next fork of the same types) and writes nothing shared
+// beyond s's own deque.
 // If the task was stolen, s helps (worker.go) until the thief sets done.
 //
 // Why take finds g's task or something s pushed after it: everything f
@@ -106,7 +107,9 @@ func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, gv func(Y), y Y) (A, B)
 	if t.waiter != s { // a recycled task usually has it already: no write barrier
 		t.waiter = s
 	}
-	s.pushForkTask(t)
+	if !s.tasks.Push(t, s.pool.solo.Load()) { // private, the fast path, if P2 allows
+		s.pushFork(t)
+	}
 	fs := forkState{s: s, t: t}
 	defer fs.unwind()
 	a := f()
@@ -151,10 +154,9 @@ func (fs *forkState) unwind() {
 // true when t was not stolen: the caller runs g inline. Else it helps until
 // the thief has run g; t, with g's result and panic, is then the caller's.
 func (s *slot) take(t *task) bool {
-	if n := s.nPriv - 1; n >= 0 && s.priv[n] == t && !s.want.Load() {
+	if s.tasks.TakeNewest(t) {
 		// The fast path: t is on top of the private stack (so not done:
 		// only a pop takes it off) and no thief asks for work.
-		s.nPriv = n
 		s.unflushedPieces++
 		return true
 	}

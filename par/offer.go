@@ -76,7 +76,7 @@ func (c *core) afterGrain(s *slot, t *task, pc *grain.Pacer, f runner, cur, unit
 // worthSplitting reports whether a piece with [cur, hi) left, running on
 // s, should split now; now is the tick its last grain ended.
 func (c *core) worthSplitting(s *slot, cur, hi int64, pc *grain.Pacer, now int64) bool {
-	if hi-cur < 2 || s.dq.Len() != 0 {
+	if hi-cur < 2 || s.tasks.Public().Len() != 0 {
 		return false
 	}
 	tk := grain.Thresholds()

@@ -30,7 +30,7 @@ type Pool struct {
 	started atomic.Bool
 	closed  atomic.Bool
 	layout  atomic.Pointer[layout]
-	solo    atomic.Bool // no worker thread is active (parallelism 1): forks stay private (share.go)
+	solo    atomic.Bool // no worker thread is active (parallelism 1): forks stay private (par/internal/splitdeque)
 	workers sync.WaitGroup
 
 	sleep       sleep.List

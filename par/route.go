@@ -99,7 +99,7 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 // seat in its spec.
 func callerSeat(opts []Option) (s *slot, byVerb bool) {
 	s = seatOf(platform.GoroutineKey())
-	return s, s != nil && len(opts) == 0 && (s.pool.solo.Load() || s.offersWork() && !s.pool.exp.NoPlainNested) && !trace.IsEnabled()
+	return s, s != nil && len(opts) == 0 && (s.pool.solo.Load() || s.tasks.Offers() && !s.pool.exp.NoPlainNested) && !trace.IsEnabled()
 }
 
 // direct runs a call over [0, n), n > 0, on seat s, where its verb runs it
@@ -129,7 +129,7 @@ func direct[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, iden
 				c.lo, c.hi = -1, -1 // outside the bodies
 				acc = combine(acc, v)
 			}
-			if next = hi; s.dq.Len() == 0 {
+			if next = hi; s.tasks.Public().Len() == 0 {
 				break // a thief took the older work: the rest goes where thieves see it
 			}
 		}

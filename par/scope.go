@@ -33,10 +33,11 @@ package par
 //     a worker's for a task it runs), stamped with that seat's call tree, so
 //     thieves and the waiting owner (helpUntil) take it as any other work
 //     of the tree. It goes on the seat's private stack as a fork's task
-//     does (share.go), stamped at once: unlike a fork's, it may still be
-//     there once its pusher has returned to a loop under another tree, and
-//     sharing it then must not restamp it. Every loop that waits or looks
-//     for work pops its own seat's tasks first, private ones included.
+//     does (par/internal/splitdeque), stamped at once: unlike a fork's, it
+//     may still be there once its pusher has returned to a loop under
+//     another tree, and sharing it then must not restamp it. Every loop
+//     that waits or looks for work pops its own seat's tasks first, private
+//     ones included.
 //   - in the scope's queue (a stack under mu), which the owner runs while
 //     it waits: with Blocking, where goroutines started for the scope run
 //     it too, one for each token of the blocking budget (blocking.go) a Go
@@ -272,7 +273,9 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 			t.level = up.level + 1
 		}
 		s.stamp(t, platform.ProfLabel())
-		s.pushForkTask(t)
+		if !s.tasks.Push(t, s.pool.solo.Load()) { // private, the fast path, if P2 allows
+			s.pushFork(t)
+		}
 		return
 	}
 	sc.mu.Lock()

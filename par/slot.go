@@ -8,6 +8,7 @@ import (
 	"github.com/parloop/parloop/par/internal/deque"
 	"github.com/parloop/parloop/par/internal/freelist"
 	"github.com/parloop/parloop/par/internal/sleep"
+	"github.com/parloop/parloop/par/internal/splitdeque"
 	"golang.org/x/sys/cpu"
 )
 
@@ -21,15 +22,7 @@ type slot struct {
 	worker bool
 	cpu    int // the CPU the worker is placed on; -1 for guests
 
-	dq *deque.Deque[task]
-
-	// The private stack of newest forks (privMax long, longer at
-	// parallelism 1), and thieves' want flag (share.go).
-	priv  []*task
-	nPriv int
-	_     cpu.CacheLinePad
-	want  atomic.Bool
-	_     cpu.CacheLinePad
+	tasks splitdeque.Deque[task] // its deque and private stack of newest forks (par/internal/splitdeque)
 
 	sleeper sleep.Sleeper // its wake token (par/internal/sleep)
 
@@ -72,11 +65,10 @@ func newSlot(p *Pool, id int32, worker bool) *slot {
 		id:     id,
 		worker: worker,
 		cpu:    -1,
-		dq:     deque.NewRecycled[task](64),
-		priv:   make([]*task, privMax),
 		rng:    uint64(id)*0x9e3779b97f4a7c15 + 1,
 		stats:  new(counters.Seat),
 	}
+	s.tasks.Init(deque.NewRecycled[task](64))
 	s.sleeper.Init(worker)
 	return s
 }

@@ -91,15 +91,16 @@ func (s *slot) stealGuest(g *slot, tree uint64) *task {
 
 // stealFrom tries victim v, retrying while it loses races to other
 // thieves; with tree != 0 only a task of that tree. Finding v empty, it
-// asks v to share its private forks if ask (share.go).
+// asks v to share its private forks if ask (par/internal/splitdeque).
 func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
-	if v.dq.Len() != 0 {
-		top := v.dq.Top()
+	dq := v.tasks.Public()
+	if dq.Len() != 0 {
+		top := dq.Top()
 		t0, wait := platform.Ticks(), grain.Thresholds().Young
 		for platform.Ticks()-t0 < wait {
 			platform.Pause(1)
 		}
-		if v.dq.Top() != top {
+		if dq.Top() != top {
 			return nil // taken meanwhile: it was young, or another thief got it
 		}
 	}
@@ -107,9 +108,9 @@ func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 		var t *task
 		var retry bool
 		if tree == 0 {
-			t, retry = v.dq.Steal()
+			t, retry = dq.Steal()
 		} else {
-			t, retry = v.dq.StealIf(func(t *task) bool { return t.tree.Load() == tree })
+			t, retry = dq.StealIf(func(t *task) bool { return t.tree.Load() == tree })
 		}
 		if t != nil {
 			s.stats.Steals.Add(1)
@@ -125,7 +126,7 @@ func (s *slot) stealFrom(v *slot, tree uint64, ask bool) *task {
 		}
 		if !retry {
 			if ask {
-				v.ask()
+				v.tasks.Ask()
 			}
 			return nil
 		}

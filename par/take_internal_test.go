@@ -7,6 +7,7 @@ import (
 
 	"github.com/parloop/parloop/par/internal/cut"
 	"github.com/parloop/parloop/par/internal/freelist"
+	"github.com/parloop/parloop/par/internal/splitdeque"
 )
 
 // A slot that helps while it waits for a fork's task can push tasks of its
@@ -195,28 +196,29 @@ func TestGrainsOfferTheirRest(t *testing.T) {
 
 // At parallelism 1 the private stack grows instead of sharing (nobody
 // would steal), and shares once the pool has a worker again (P2); idle
-// clears what grew, and hands the free tasks beyond freelist.Keep over as a
-// spare list that the next burst takes instead of allocating.
+// clears what grew (splitdeque's tests check that), and hands the free
+// tasks beyond freelist.Keep over as a spare list that the next burst takes
+// instead of allocating.
 func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 	p := NewPool(Workers(1))
 	defer p.Close()
 	p.ensureStarted()
 	s := newSlot(p, 0, true)
 	p.solo.Store(true)
-	const burst = 5 * privMax
+	const burst = 5 * splitdeque.Max
 	tasks := make([]*task, burst)
 	for i := range tasks {
 		tasks[i] = s.newTask()
 		tasks[i].kind = taskSpawn
 		s.pushForkTask(tasks[i])
 	}
-	if s.nPriv != burst || s.dq.Len() != 0 {
-		t.Fatalf("solo burst of %d: %d private, %d in the deque; want all private", burst, s.nPriv, s.dq.Len())
+	if s.tasks.Private() != burst || s.tasks.Public().Len() != 0 {
+		t.Fatalf("solo burst of %d: %d private, %d in the deque; want all private", burst, s.tasks.Private(), s.tasks.Public().Len())
 	}
 	p.solo.Store(false)
 	extra := s.newTask()
 	s.pushForkTask(extra) // the deque is empty and thieves may come: share
-	if s.dq.Len() == 0 {
+	if s.tasks.Public().Len() == 0 {
 		t.Fatal("a push with the pool no longer solo left the deque empty")
 	}
 	for i := 0; i <= burst; i++ {
@@ -233,11 +235,6 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 		t.Fatalf("free list holds %d tasks, want %d", s.free.Len(), burst+1)
 	}
 	s.dropBoxes()
-	for i, x := range s.priv[privMax:] {
-		if x != nil {
-			t.Fatalf("idle left the grown private stack's entry %d set", privMax+i)
-		}
-	}
 	if s.free.Len() != freelist.Keep {
 		t.Fatalf("idle kept %d free tasks, want %d", s.free.Len(), freelist.Keep)
 	}

@@ -124,9 +124,7 @@ func (s *slot) freeTask(t *task) {
 // over as a spare list, and which a grown private stack may point to;
 // called when the slot goes idle (a park, a guest leaving its seat).
 func (s *slot) dropBoxes() {
-	if len(s.priv) > privMax && s.nPriv <= privMax { // grown at parallelism 1 (share.go)
-		clear(s.priv[privMax:])
-	}
+	s.tasks.Trim() // a private stack grown at parallelism 1
 	for _, t := range s.free.Kept() {
 		if t.box != nil {
 			t.run, t.box = nil, nil

@@ -12,7 +12,7 @@ import (
 func (s *slot) run() {
 	p := s.pool
 	for {
-		if p.closed.Load() && s.localLen() == 0 {
+		if p.closed.Load() && s.tasks.Len() == 0 {
 			return
 		}
 		if s.retiring() {

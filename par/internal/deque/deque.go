@@ -420,15 +420,15 @@ func (d *Deque[T]) StealIf(match func(*T) bool) (x *T, retry bool) {
 	return x, false
 }
 
-// Len returns the number of elements. Any goroutine may call it. The value
-// is a snapshot that may be stale by the time it is used; it is never
-// negative.
 // Top returns the index of the oldest element, for thieves. It never
 // decreases and grows by one with each element taken from the top, so two
 // equal reads tell a thief that the oldest element stayed in place between
 // them.
 func (d *Deque[T]) Top() int64 { return d.top.Load() }
 
+// Len returns the number of elements. Any goroutine may call it. The value
+// is a snapshot that may be stale by the time it is used; it is never
+// negative.
 func (d *Deque[T]) Len() int {
 	// Two separate loads, so the result mixes two moments: it may be
 	// stale in either direction, which a snapshot may be. The owner's
@@ -439,4 +439,11 @@ func (d *Deque[T]) Len() int {
 		return 0
 	}
 	return int(b - t)
+}
+
+// Empty reports whether the deque holds no element, as Len() == 0 does,
+// and may be as stale; it is cheaper to inline, for the owner's check on a
+// fork's fast path (par/internal/splitdeque). Any goroutine may call it.
+func (d *Deque[T]) Empty() bool {
+	return d.bottom.Load() <= d.top.Load()
 }

@@ -69,8 +69,8 @@ func TestEmpty(t *testing.T) {
 	if x, retry := d.Steal(); x != nil || retry {
 		t.Fatalf("Steal on empty = %v, %v", x, retry)
 	}
-	if n := d.Len(); n != 0 {
-		t.Fatalf("Len on empty = %d", n)
+	if n := d.Len(); n != 0 || !d.Empty() {
+		t.Fatalf("Len on empty = %d, Empty %v", n, d.Empty())
 	}
 	// Pop on empty must leave the indices as they were.
 	if d.top.Load() != 0 || d.bottom.Load() != 0 {
@@ -210,6 +210,9 @@ func runModel(capacity, steps int, next func() int) string {
 		}
 		if got := d.Len(); got != len(model) {
 			return fmt.Sprintf("step %d: Len = %d, want %d", step, got, len(model))
+		}
+		if got := d.Empty(); got != (len(model) == 0) {
+			return fmt.Sprintf("step %d: Empty = %v with %d elements", step, got, len(model))
 		}
 		if r := d.ring.Load(); len(model) > len(r.slots) {
 			return fmt.Sprintf("step %d: %d elements in a ring of %d", step, len(model), len(r.slots))

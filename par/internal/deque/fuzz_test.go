@@ -98,6 +98,9 @@ func fuzzSequential(t *testing.T, p fuzzProgram) {
 		if got := d.Len(); got != len(model) {
 			t.Fatalf("step %d: Len = %d, want %d", step, got, len(model))
 		}
+		if got := d.Empty(); got != (len(model) == 0) {
+			t.Fatalf("step %d: Empty = %v with %d elements", step, got, len(model))
+		}
 	}
 }
 
