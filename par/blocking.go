@@ -31,37 +31,21 @@ func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 	// Copies for the goroutines: the pointers are to the caller's stack.
 	b, progress := *jb, sp.progress
 	var (
-		next  atomic.Int64
-		stop  atomic.Bool
-		first atomic.Pointer[PanicError]
-		errMu sync.Mutex
-		err   error
-		wg    sync.WaitGroup
+		next atomic.Int64
+		fl   failure // stop.go
+		wg   sync.WaitGroup
 	)
 	work := func() {
 		var c catcher
-		defer c.catch(&stop, func(pe *PanicError) {
-			first.CompareAndSwap(nil, pe)
-			if b.cancel != nil {
-				b.cancel()
-			}
-		})
-		for !stop.Load() {
+		defer c.catch(&fl.stop, func(pe *PanicError) { fl.fail(pe, b.cancel) })
+		for !fl.stop.Load() {
 			i := int(next.Add(1) - 1)
 			if i >= n {
 				break
 			}
 			c.lo, c.hi = i, i+1
-			if _, e := b.run(i, i+1, &stop); e != nil {
-				if e != errCtxDone {
-					errMu.Lock()
-					if err == nil {
-						err = e
-					}
-					errMu.Unlock()
-					b.cancel()
-				}
-				stop.Store(true)
+			if _, err := b.run(i, i+1, &fl.stop); err != nil {
+				fl.setErr(err, b.cancel)
 			}
 			if progress != nil {
 				progress.Add(1)
@@ -85,7 +69,7 @@ func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 		returned := false
 		defer func() {
 			if !returned { // a Goexit in a body the caller ran
-				stop.Store(true)
+				fl.stop.Store(true)
 				wg.Wait()
 			}
 		}()
@@ -101,7 +85,8 @@ func runBlocking[T any](sp *spec, jb *job[T], n int) error {
 		}
 		wg.Wait()
 	}
-	if pe := first.Load(); pe != nil {
+	pe, err := fl.outcome()
+	if pe != nil {
 		raise(pe)
 	}
 	return err

@@ -9,9 +9,8 @@ package par
 // s's private stack when thieves can see a task of s's already, else to its
 // deque (par/internal/splitdeque); it allocates nothing (tasks come from
 // s's free list, and a task keeps its box, which holds g, y and g's
-// result, for the next fork of the same types) and writes nothing shared
-// beyond s's own deque.
-// If the task was stolen, s helps (worker.go) until the thief sets done.
+// result, for the next fork of the same types: par/internal/box) and
+// writes nothing shared beyond s's own deque. If the task was stolen, s helps (worker.go) until the thief sets done.
 //
 // Why take finds g's task or something s pushed after it: everything f
 // pushed was taken back or completed before f returned, and thieves take
@@ -30,51 +29,10 @@ package par
 import (
 	"unsafe"
 
+	"github.com/parloop/parloop/par/internal/box"
 	"github.com/parloop/parloop/par/internal/platform"
 	"github.com/parloop/parloop/par/internal/tracing"
 )
-
-// forkRunner runs the g of a fork's task on its argument, leaving the
-// result in the task's box. Its one implementation, callBox[Y, B], is
-// zero-size: storing it allocates nothing, and its type says the box's.
-type forkRunner interface{ run(t *task) }
-
-// forkBox is a fork task's box: g (or gv, for JoinOf), its argument, and
-// g's result.
-type forkBox[Y, B any] struct {
-	g  func(Y) B
-	gv func(Y)
-	y  Y
-	b  B
-}
-
-type callBox[Y, B any] struct{}
-
-func (callBox[Y, B]) run(t *task) {
-	bx := (*forkBox[Y, B])(t.box)
-	bx.b = call(bx.g, bx.gv, bx.y)
-}
-
-// call returns g(y); or calls gv(y), JoinOf's g, which has no result; or
-// returns y() when both are nil and y is a func() B (Both's g: a thunk made
-// in Both would be a closure over its dictionary, allocated once stored in
-// a box).
-func call[Y, B any](g func(Y) B, gv func(Y), y Y) (b B) {
-	switch {
-	case g != nil:
-		return g(y)
-	case gv != nil:
-		gv(y)
-		return b
-	}
-	return any(y).(func() B)()
-}
-
-// sameRunner reports whether a and b have the same dynamic type (for
-// zero-size forkRunners, equality), comparing first words without a call.
-func sameRunner(a, b forkRunner) bool {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
-}
 
 // The phases of a fork, for its deferred function.
 const (
@@ -90,19 +48,19 @@ type forkState struct {
 }
 
 // fork runs f here and g(y) (or gv(y)) here or on a thief, and returns
-// both results (see above); g and gv may be nil (call). f takes no
+// both results (see above); g and gv may be nil (box.Call). f takes no
 // argument, so that what it captures does not escape.
 func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, gv func(Y), y Y) (A, B) {
 	t := s.newTask()
-	var r forkRunner = callBox[Y, B]{}
-	var bx *forkBox[Y, B]
-	if t.box != nil && sameRunner(t.run, r) {
-		bx = (*forkBox[Y, B])(t.box)
+	var r box.Runner = box.ForkRunner[Y, B]{}
+	var bx *box.Fork[Y, B]
+	if t.box != nil && box.Same(t.run, r) {
+		bx = (*box.Fork[Y, B])(t.box)
 	} else {
-		bx = new(forkBox[Y, B])
+		bx = new(box.Fork[Y, B])
 		t.box, t.run = unsafe.Pointer(bx), r
 	}
-	bx.g, bx.gv, bx.y = g, gv, y
+	bx.G, bx.GV, bx.Arg = g, gv, y
 	t.kind = taskFork
 	if t.waiter != s { // a recycled task usually has it already: no write barrier
 		t.waiter = s
@@ -116,7 +74,7 @@ func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, gv func(Y), y Y) (A, B)
 	if s.take(t) {
 		s.recycleTask(t) // before g runs: g's forks reuse t at the same depth
 		fs.phase = forkInline
-		b := call(g, gv, y)
+		b := box.Call(g, gv, y)
 		fs.phase = forkDone
 		return a, b
 	}
@@ -124,7 +82,7 @@ func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, gv func(Y), y Y) (A, B)
 	pe := t.pe
 	var b B
 	if pe == nil {
-		b = bx.b
+		b = bx.Result
 	}
 	s.freeFork(t)
 	if pe != nil {
@@ -190,7 +148,7 @@ func (s *slot) joinFork(t *task) {
 		s.unflushedPieces++
 		c := catcher{lo: 1, hi: 2}
 		defer c.catch(nil, func(*PanicError) { s.recycleTask(t) })
-		t.run.run(t)
+		t.run.Run(t.box)
 		c.returned = true
 		s.recycleTask(t)
 	case nil: // stolen
@@ -217,7 +175,7 @@ func (s *slot) runFork(t *task) {
 		t.pe = pe
 		finishFork(s, t, w)
 	})
-	t.run.run(t)
+	t.run.Run(t.box)
 	c.returned = true
 	finishFork(s, t, w)
 }
@@ -257,9 +215,10 @@ func serialFork[Y, A, B any](f func() A, g func(Y) B, gv func(Y), y Y) (a A, b B
 	return a, b
 }
 
-// callCaught returns call(g, gv, y), or the panic it raised as function i.
+// callCaught returns box.Call(g, gv, y), or the panic it raised as
+// function i.
 func callCaught[Y, B any](g func(Y) B, gv func(Y), y Y, i int) (B, *PanicError) {
-	return caught(func() B { return call(g, gv, y) }, i, i+1)
+	return caught(func() B { return box.Call(g, gv, y) }, i, i+1)
 }
 
 // callFunc is Join's functions as fork calls them.

@@ -108,16 +108,15 @@ type runner interface {
 // core is what the scheduler needs of any call's frame, whatever its type.
 type core struct {
 	pool     *Pool
-	owner    *slot        // the slot of the goroutine that made the call
-	solo     bool         // the pool shrank to parallelism 1: run every piece whole, untimed
-	fewItems bool         // pieces offer single items before their first grain (offer.go)
-	sizer    grain.Sizer  // the Grain hint, the weights and what the pieces learned (internal/grain)
-	stop     atomic.Bool  // no new grains: set on panic, error, cancellation or Goexit (stop.go)
-	finished atomic.Bool  // the root join completed on another slot than the owner's
-	ownDone  bool         // the root join completed on the owner's slot before it waited (owner-only)
-	waiting  bool         // the owner is in wait (owner-only)
-	thief    atomic.Int32 // id+1 of the last slot that stole a piece
-	pe       atomic.Pointer[PanicError]
+	owner    *slot          // the slot of the goroutine that made the call
+	solo     bool           // the pool shrank to parallelism 1: run every piece whole, untimed
+	fewItems bool           // pieces offer single items before their first grain (offer.go)
+	sizer    grain.Sizer    // the Grain hint, the weights and what the pieces learned (internal/grain)
+	failure                 // stop, the first panic and the first error (stop.go)
+	finished atomic.Bool    // the root join completed on another slot than the owner's
+	ownDone  bool           // the root join completed on the owner's slot before it waited (owner-only)
+	waiting  bool           // the owner is in wait (owner-only)
+	thief    atomic.Int32   // id+1 of the last slot that stole a piece
 	progress *atomic.Int64  // Track's count of items done, or nil
 	tree     uint64         // the call tree (steal.go), set before any split
 	labels   unsafe.Pointer // the caller's pprof label set
@@ -131,12 +130,10 @@ type core struct {
 
 func (c *core) base() *core { return c }
 
-// frame is a call's core with its body, its first error and its result.
+// frame is a call's core with its body and its result.
 type frame[T any] struct {
 	core
 	b      job[T]
-	errMu  sync.Mutex
-	err    error
 	result T
 	have   bool
 }
@@ -232,7 +229,7 @@ func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Po
 	defer func() {
 		if !returned {
 			defer f.end(s, guest, t0)
-			f.fail(goexitError)
+			f.fail(goexitError, nil)
 			f.waitUnwinding(s)
 		}
 	}()
@@ -252,7 +249,8 @@ func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Po
 // end reads the outcome after every piece is done, recycles f and, for a
 // guest, accounts the time since t0 and releases the seat.
 func (f *frame[T]) end(s *slot, guest bool, t0 int64) (T, bool, *PanicError, error) {
-	v, have, pe, err, t1 := f.result, f.have, f.pe.Load(), f.err, f.endTicks
+	pe, err := f.outcome()
+	v, have, t1 := f.result, f.have, f.endTicks
 	putFrame(s, f)
 	if guest {
 		if t1 < t0 { // the owner ran no grain (all stolen, or stopped at once)
@@ -285,7 +283,7 @@ func (f *frame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 	var c catcher
 	defer c.catch(&f.stop, func(pe *PanicError) {
 		s.cuts.Close(t) // before t is read: a thief may be cutting it (par/internal/cut)
-		f.fail(pe)
+		f.fail(pe, nil)
 		if pe.goexit {
 			parent, side := t.parent, t.side
 			s.freeTask(t)
@@ -332,7 +330,7 @@ func (f *frame[T]) loop(s *slot, t *task, c *catcher) (acc T, have bool) {
 func (f *frame[T]) grain(lo, hi int64, acc T, have bool, c *catcher) (T, bool) {
 	v, err := f.b.run(int(lo), int(hi), &f.stop)
 	if err != nil {
-		f.setErr(err)
+		f.setErr(err, f.b.cancel)
 	}
 	if f.progress != nil {
 		f.progress.Add(hi - lo)
@@ -386,7 +384,7 @@ func (f *frame[T]) merge(a T, haveA bool, b T, haveB bool) (T, bool) {
 	case haveA && haveB:
 		out, pe := catchCombine(f.b.combine, a, b)
 		if pe != nil {
-			f.fail(pe)
+			f.fail(pe, nil)
 			return out, false
 		}
 		return out, true

@@ -21,6 +21,8 @@ package par
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/parloop/parloop/par/internal/box"
 )
 
 // ofRunner runs an Of call's body over [lo, hi): the loop's indices, or the
@@ -55,11 +57,11 @@ type reduceOfBox[A, T any] struct {
 
 func (b *reduceOfBox[A, T]) runRange(lo, hi int, _ *atomic.Bool) T { return b.leaf(b.arg, lo, hi) }
 
-// ofTag says which box type a task holds (compared as fork.go compares its
-// runners); it is never run.
+// ofTag says which box type a task holds (compared as a fork compares its
+// runners, box.Same); it is never run.
 type ofTag[Box any] struct{}
 
-func (ofTag[Box]) run(*task) { panic("par: an Of call's box run as a fork") }
+func (ofTag[Box]) Run(unsafe.Pointer) { panic("par: an Of call's box run as a fork") }
 
 // takeBox returns a box of type Box for a call on the calling goroutine's
 // seat s, and the task that keeps it (nil without a seat: a new box).
@@ -68,8 +70,8 @@ func takeBox[Box any](s *slot) (*task, *Box) {
 		return nil, new(Box)
 	}
 	t := s.newTask()
-	var r forkRunner = ofTag[Box]{}
-	if t.box != nil && sameRunner(t.run, r) {
+	var r box.Runner = ofTag[Box]{}
+	if t.box != nil && box.Same(t.run, r) {
 		return t, (*Box)(t.box)
 	}
 	bx := new(Box)

@@ -54,12 +54,12 @@ package par
 // finish that it missed set wake after the clear, so it does not sleep
 // through it; stale tokens only cost a loop (par/internal/sleep).
 //
-// Stopping: the first panic, Goexit or error stores stop (stop.go's rules);
-// from then on tasks are still taken and counted but their functions do
-// not start, and a Go does not queue. A Goexit (in the body, or in a task
-// the owner ran) unwinds the scope's call, whose deferred function waits,
-// taking only from the owner's own deque (unwindingTree), for the stopped
-// tasks still out.
+// Stopping: the first panic, Goexit or error stores stop, and ScopeErr's
+// context done counts as stop (stop.go's failure); from then on tasks are
+// still taken and counted but their functions do not start, and a Go does
+// not queue. A Goexit (in the body, or in a task the owner ran) unwinds the
+// scope's call, whose deferred function waits, taking only from the
+// owner's own deque (unwindingTree), for the stopped tasks still out.
 
 import (
 	"context"
@@ -133,8 +133,8 @@ func ScopeErr(ctx context.Context, body func(ctx context.Context, s *ErrSpawner)
 	sc := &s.scope
 	sc.done, sc.cancel = cctx.Done(), cancel
 	runScope(&sp, sc, nil, func() error { return body(cctx, s) })
-	if sc.err != nil {
-		return sc.err
+	if _, err := sc.outcome(); err != nil {
+		return err
 	}
 	return ctx.Err() // stopped by ctx: some tasks may not have run
 }
@@ -160,14 +160,11 @@ type scope struct {
 	ch       chan struct{}
 	thief    atomic.Int32 // id+1 of the last slot that stole a task
 
-	stop atomic.Bool
-	pe   atomic.Pointer[PanicError]
+	failure // stop, the first panic and the first error (stop.go)
 
-	// ScopeErr: the bodies' context's Done and cancel; the first error.
+	// ScopeErr: the bodies' context's Done and cancel.
 	done   <-chan struct{}
 	cancel context.CancelFunc
-	errMu  sync.Mutex
-	err    error
 
 	mu    sync.Mutex
 	queue []queued // a stack: the newest task runs first, as from a deque
@@ -217,7 +214,7 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 				defer releaseGuest(s, t0)
 			}
 			defer s.restore(s.unwinding())
-			sc.fail(goexitError)
+			sc.fail(goexitError, sc.cancel)
 			sc.wait(s)
 		}
 	}()
@@ -227,7 +224,7 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 	if guest {
 		releaseGuest(s, t0)
 	}
-	if pe := sc.pe.Load(); pe != nil {
+	if pe, _ := sc.outcome(); pe != nil {
 		raise(pe)
 	}
 }
@@ -258,7 +255,7 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 	} else {
 		up.countIn()
 	}
-	if sc.stopped() {
+	if sc.stopped(sc.done) {
 		if up != nil {
 			up.open.Add(-1) // not its last: up is running
 		} else {
@@ -294,9 +291,9 @@ func (s *slot) runSpawned(t *task) {
 	s.unflushedPieces++
 	sc, below := t.scope, s.spawning
 	s.spawning = t
-	if !sc.stopped() {
+	if !sc.stopped(sc.done) {
 		sc.call(t.fn, t.efn, func(pe *PanicError) {
-			sc.fail(pe)
+			sc.fail(pe, sc.cancel)
 			if pe.goexit { // runSpawned does not go on: what follows the call, here
 				s.spawning = below
 				s.endTask(t)
@@ -357,7 +354,7 @@ func (s *slot) doneTask(t *task) {
 // run runs a task (or the body) unless the scope has stopped, then counts
 // it finished.
 func (sc *scope) run(fn func(), efn func() error) {
-	if !sc.stopped() {
+	if !sc.stopped(sc.done) {
 		sc.call(fn, efn, sc.failed)
 	}
 	sc.finish()
@@ -373,7 +370,7 @@ func (sc *scope) call(fn func(), efn func() error, failed func(*PanicError)) {
 	if fn != nil {
 		fn()
 	} else if err := efn(); err != nil {
-		sc.setErr(err)
+		sc.setErr(err, sc.cancel)
 	}
 	c.returned = true
 }
@@ -382,46 +379,10 @@ func (sc *scope) call(fn func(), efn func() error, failed func(*PanicError)) {
 // queued task (or the body); a Goexit also counts it finished, as run does
 // not go on to.
 func (sc *scope) failed(pe *PanicError) {
-	sc.fail(pe)
+	sc.fail(pe, sc.cancel)
 	if pe.goexit {
 		sc.finish()
 	}
-}
-
-// stopped reports whether tasks no longer start: a failure, or ScopeErr's
-// context done.
-func (sc *scope) stopped() bool {
-	if sc.stop.Load() {
-		return true
-	}
-	if sc.done != nil {
-		select {
-		case <-sc.done:
-			return true
-		default:
-		}
-	}
-	return false
-}
-
-// fail records the first panic or Goexit and stops the scope.
-func (sc *scope) fail(pe *PanicError) {
-	sc.pe.CompareAndSwap(nil, pe)
-	sc.stop.Store(true)
-	if sc.cancel != nil {
-		sc.cancel()
-	}
-}
-
-// setErr records the first error and stops the scope.
-func (sc *scope) setErr(err error) {
-	sc.errMu.Lock()
-	if sc.err == nil {
-		sc.err = err
-	}
-	sc.errMu.Unlock()
-	sc.stop.Store(true)
-	sc.cancel()
 }
 
 // finish counts the body or a task finished; the last wakes the owner.

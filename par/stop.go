@@ -2,47 +2,101 @@ package par
 
 // Stopping a call, and completing it.
 //
-// Stopping (a panic, an error, a cancelled context, a Goexit):
+// Stopping (a panic, an error, a cancelled context, a Goexit) is written
+// once, in failure, which a framed call's core, a scope (scope.go) and a
+// blocking call (blocking.go) each hold:
 //
-//  1. Whoever sees the reason first stores it: the first panic by a CAS on
-//     pe, the first error under errMu; then stop.Store(true). An error
-//     also cancels the bodies' context. A panicking piece stores stop
-//     before it takes the stack (catcher), so the others need not wait.
+//  1. Whoever sees the reason first stores it: the first panic or Goexit
+//     by a CAS on pe (fail), the first error under errMu (setErr); then
+//     stop.Store(true). An error also cancels the bodies' context; so does
+//     a panic in a scope or a blocking call, not in a framed call (fail's
+//     cancel is nil there). A done context (errCtxDone) only stops the
+//     call. A panicking body stores stop before its stack is taken
+//     (catcher), so the others need not wait.
 //  2. Every piece loads stop before each grain, and a body of one index
 //     (For, Map, ForErr, MapErr) before each index (job.run), where
-//     ForErr's bodies also look at their context. So once stop is visible
-//     on a slot no new grain, and for those verbs no new index, starts
-//     there; a running body is never interrupted.
+//     ForErr's bodies also look at their context. A blocking call's
+//     goroutines load it before each index, and a scope before each task
+//     starts and before a Go queues one, where ScopeErr's context's Done
+//     counts as stop (stopped). So once stop is visible no new grain, index
+//     or task starts; a running body is never interrupted.
 //  3. A stopped piece still arrives at its join, so the join tree still
 //     completes and the caller gets its token: stopping never hangs a call,
 //     and the caller returns only after every running body has returned.
-//     Pieces still in deques are taken as usual and return at once.
-//  4. The caller reads pe and err after it saw the call complete; the
-//     stores in 1 happen before the arrivals in 3, so it sees them.
+//     Pieces still in deques are taken as usual and return at once; a
+//     stopped scope's tasks are still taken and counted, and a blocking
+//     call still waits for its goroutines.
+//  4. The caller reads the outcome (outcome) after it saw the call
+//     complete; the stores in 1 happen before the arrivals in 3 (a scope's
+//     finish, a blocking goroutine's WaitGroup.Done), so it sees them.
 //
 // Completing (complete): on the owner's slot, a plain write the owner reads
 // back; elsewhere the finished flag and a token to the owner, which helps
 // meanwhile (wait). The owner recycles the frame once it sees the call
 // complete, so the completer reads owner first and touches nothing after.
 
-// fail records the first panic and stops the call.
-func (c *core) fail(pe *PanicError) {
-	c.pe.CompareAndSwap(nil, pe)
-	c.stop.Store(true)
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// failure is how a call stops (see above): its stop flag, its first panic
+// and its first error. The core and the scope embed it, so that the hot
+// paths load stop as a field of their own (f.stop.Load(), per grain and per
+// index) and &f.stop is what job.run and catcher take; a blocking call's
+// goroutines share one.
+type failure struct {
+	stop  atomic.Bool                // no new grain, index or task: set on panic, error, cancellation or Goexit
+	pe    atomic.Pointer[PanicError] // the first panic or Goexit
+	errMu sync.Mutex
+	err   error // the first error, under errMu
 }
 
-// setErr records a body's error (the first one wins) and stops the call;
-// errCtxDone, a cancelled context, only stops it.
-func (f *frame[T]) setErr(err error) {
+// fail records the first panic or Goexit and stops the call; cancel, if
+// not nil, cancels the bodies' context.
+func (f *failure) fail(pe *PanicError, cancel context.CancelFunc) {
+	f.pe.CompareAndSwap(nil, pe)
+	f.stop.Store(true)
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// setErr records a body's error (the first one wins), cancels the bodies'
+// context and stops the call; errCtxDone, a done context, only stops it.
+func (f *failure) setErr(err error, cancel context.CancelFunc) {
 	if err != errCtxDone {
 		f.errMu.Lock()
 		if f.err == nil {
 			f.err = err
 		}
 		f.errMu.Unlock()
-		f.b.cancel()
+		cancel()
 	}
 	f.stop.Store(true)
+}
+
+// stopped reports whether the call has stopped, or done, if not nil, is
+// closed.
+func (f *failure) stopped(done <-chan struct{}) bool {
+	if f.stop.Load() {
+		return true
+	}
+	if done != nil {
+		select {
+		case <-done:
+			return true
+		default:
+		}
+	}
+	return false
+}
+
+// outcome returns the first panic and the first error, once the call has
+// completed (4 above).
+func (f *failure) outcome() (*PanicError, error) {
+	return f.pe.Load(), f.err
 }
 
 // complete marks the call finished (see above).

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/parloop/parloop/par/internal/box"
 	"github.com/parloop/parloop/par/internal/cut"
 	"github.com/parloop/parloop/par/internal/freelist"
 	"github.com/parloop/parloop/par/internal/splitdeque"
@@ -23,7 +24,7 @@ func TestJoinRunsTasksPushedAboveItsTask(t *testing.T) {
 		s := lookupGuest(goroutineKey())
 		x := s.newTask() // a fork's task, as fork makes it
 		x.kind, x.waiter = taskFork, s
-		x.run, x.box = callBox[func(), none]{}, unsafe.Pointer(&forkBox[func(), none]{g: callFunc, y: func() { ran++ }})
+		x.run, x.box = box.ForkRunner[func(), none]{}, unsafe.Pointer(&box.Fork[func(), none]{G: callFunc, Arg: func() { ran++ }})
 		s.stamp(x, nil)
 		s.pushPublic(x) // above g's task, as a helping slot's split half is
 	}, func() { gRan++ }, On(p))

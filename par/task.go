@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/parloop/parloop/par/internal/box"
 	"github.com/parloop/parloop/par/internal/freelist"
 )
 
@@ -32,8 +33,9 @@ type task struct {
 	parent *join
 
 	// A fork's task: run calls g on its argument in box, leaving the
-	// result there (fork.go), or a panic in pe, before done is set.
-	run    forkRunner
+	// result there (fork.go, par/internal/box), or a panic in pe, before
+	// done is set.
+	run    box.Runner
 	box    unsafe.Pointer
 	done   atomic.Bool
 	waiter *slot        // the slot waiting for done; read by the runner before done is set
