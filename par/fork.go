@@ -10,7 +10,8 @@ package par
 // deque (par/internal/splitdeque); it allocates nothing (tasks come from
 // s's free list, and a task keeps its box, which holds g, y and g's
 // result, for the next fork of the same types: par/internal/box) and
-// writes nothing shared beyond s's own deque. If the task was stolen, s helps (worker.go) until the thief sets done.
+// writes nothing shared beyond s's own deque. If the task was stolen, s
+// helps (worker.go) until the thief sets done.
 //
 // Why take finds g's task or something s pushed after it: everything f
 // pushed was taken back or completed before f returned, and thieves take
