@@ -154,6 +154,39 @@ func TestForErrFirstErrorCancelsRest(t *testing.T) {
 	}
 }
 
+// Catches: a body's panic not cancelling the context of the bodies still
+// running, in every kind of call (framed, plain, Blocking), as an error
+// does.
+func TestForErrPanicCancelsRest(t *testing.T) {
+	t.Parallel()
+	n := stopN()
+	for _, pc := range poolCases(t) {
+		var started, neverCancelled atomic.Int64
+		var failed atomic.Bool
+		var got any
+		noHang(t, "ForErr", func() {
+			defer func() { got = recover() }()
+			par.ForErr(t.Context(), n, func(ctx context.Context, i int) error {
+				if started.Add(1) == failAt {
+					failed.Store(true)
+					panic(errBoom)
+				}
+				spin(20000)
+				if failed.Load() && !waitDone(ctx) {
+					neverCancelled.Add(1)
+				}
+				return nil
+			}, pc.with(par.Grain(1))...)
+		})
+		if pe, ok := got.(*par.PanicError); !ok || pe.Value != errBoom {
+			t.Errorf("ForErr %s panicked with %v; want a *PanicError of errBoom", pc.name, got)
+		}
+		if c := neverCancelled.Load(); c != 0 {
+			t.Errorf("ForErr %s: %d bodies' context was not cancelled after a body panicked", pc.name, c)
+		}
+	}
+}
+
 // Catches: cancellation of the caller's context (from inside a body, or by a
 // deadline while the loop runs) not stopping new work, not reaching the
 // bodies' context, or reported as nil or as another error.

@@ -229,7 +229,7 @@ func runFramed[T any](sp *spec, b *job[T], tc traced, s *slot, guest bool, p *Po
 	defer func() {
 		if !returned {
 			defer f.end(s, guest, t0)
-			f.fail(goexitError, nil)
+			f.fail(goexitError, f.b.cancel)
 			f.waitUnwinding(s)
 		}
 	}()
@@ -283,7 +283,7 @@ func (f *frame[T]) iterate(s *slot, t *task) (acc T, have bool) {
 	var c catcher
 	defer c.catch(&f.stop, func(pe *PanicError) {
 		s.cuts.Close(t) // before t is read: a thief may be cutting it (par/internal/cut)
-		f.fail(pe, nil)
+		f.fail(pe, f.b.cancel)
 		if pe.goexit {
 			parent, side := t.parent, t.side
 			s.freeTask(t)
@@ -384,7 +384,7 @@ func (f *frame[T]) merge(a T, haveA bool, b T, haveB bool) (T, bool) {
 	case haveA && haveB:
 		out, pe := catchCombine(f.b.combine, a, b)
 		if pe != nil {
-			f.fail(pe, nil)
+			f.fail(pe, f.b.cancel)
 			return out, false
 		}
 		return out, true

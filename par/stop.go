@@ -8,10 +8,9 @@ package par
 //
 //  1. Whoever sees the reason first stores it: the first panic or Goexit
 //     by a CAS on pe (fail), the first error under errMu (setErr); then
-//     stop.Store(true). An error also cancels the bodies' context; so does
-//     a panic in a scope or a blocking call, not in a framed call (fail's
-//     cancel is nil there). A done context (errCtxDone) only stops the
-//     call. A panicking body stores stop before its stack is taken
+//     stop.Store(true). An error, a panic or a Goexit also cancels the
+//     bodies' context (ForErr, MapErr, ScopeErr); a done context
+//     (errCtxDone) only stops the call. A panicking body stores stop before its stack is taken
 //     (catcher), so the others need not wait.
 //  2. Every piece loads stop before each grain, and a body of one index
 //     (For, Map, ForErr, MapErr) before each index (job.run), where
@@ -53,8 +52,8 @@ type failure struct {
 	err   error // the first error, under errMu
 }
 
-// fail records the first panic or Goexit and stops the call; cancel, if
-// not nil, cancels the bodies' context.
+// fail records the first panic or Goexit, stops the call and, if cancel is
+// not nil (a call with a context), cancels the bodies' context.
 func (f *failure) fail(pe *PanicError, cancel context.CancelFunc) {
 	f.pe.CompareAndSwap(nil, pe)
 	f.stop.Store(true)

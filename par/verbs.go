@@ -91,7 +91,8 @@ func Map[T, U any](in []T, f func(T) U, opts ...Option) []U {
 // stops new iterations. ctx is looked at before each iteration: once it is
 // done none starts, and ForErr returns ctx.Err() unless a body's error came
 // first. It returns after every running body has returned, and panics if
-// ctx is nil. Otherwise as For.
+// ctx is nil. A body's panic or Goexit cancels the bodies' context too.
+// Otherwise as For.
 func ForErr(ctx context.Context, n int, body func(ctx context.Context, i int) error, opts ...Option) error {
 	if ctx == nil {
 		panic("par: ForErr called with a nil context")
