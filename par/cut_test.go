@@ -52,7 +52,7 @@ func TestKickWakesAParkedWorkerForALongFirstItem(t *testing.T) {
 		if !waitFor(10*time.Second, func() bool { return par.ParkedWorkersForTest(p) == 1 }) {
 			t.Fatalf("%s: the pool's worker did not park within 10 s", verb)
 		}
-		// Past the kick's rate limit and any stale saturation reading (saturation.go).
+		// Past the kick's rate limit and any stale saturation reading (pool.go).
 		time.Sleep(20 * time.Millisecond)
 		firstItemWaitsForAnother(t, p, verb)
 	}

@@ -366,7 +366,7 @@ func checkOnce(t testing.TB, what string, counts []atomic.Int32) {
 // (go test -cpu 1): a test that asserts a worker ran some body needs a P
 // for the worker while the caller runs, which one P gives it only when the
 // caller happens to be preempted, and then the caller's pieces may not split
-// at all, the scheduler having a goroutine waiting for the P (saturation.go).
+// at all, the scheduler having a goroutine waiting for the P (pool.go).
 func atLeastTwoPs(t testing.TB) {
 	if prev := runtime.GOMAXPROCS(0); prev < 2 {
 		runtime.GOMAXPROCS(2)

@@ -1,9 +1,7 @@
 package par
 
 import (
-	"fmt"
 	"io/fs"
-	"strings"
 	"sync"
 
 	"github.com/parloop/parloop/internal/sim"
@@ -38,12 +36,7 @@ func readMachine(fsys fs.FS) (*Machine, error) {
 
 // placement describes where a pool of parallelism n places workers on m.
 func placement(m *Machine, n int, pinned bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "pool: parallelism %d = %d worker threads + the calling goroutine, pinned=%v\n", n, n-1, pinned && !m.simulated)
-	for i, c := range m.t.Placement(n - 1) {
-		fmt.Fprintf(&b, "  worker %d: cpu %d\n", i, c)
-	}
-	return b.String()
+	return m.t.DescribePlacement(n, pinned && !m.simulated)
 }
 
 func init() {

@@ -4,16 +4,15 @@ package par
 // instead of letting it capture one, for recursion.
 //
 // A body closure that captures the node it works on escapes with the call
-// (a frame keeps it for thieves), so every node's closure, and every
-// variable it captures, is allocated: 4.6M allocations for a walk of 4.1M
-// nodes. An Of form takes a function that captures nothing (a top-level
-// function) and the argument, and copies both into a box on the seat, not
-// on the heap: the box lives in a task taken from the seat's free list for
-// the length of the call (the free list is a stack, so a recursion takes
-// the same task back at the same depth, box and all, as fork.go's forks
-// do), and the job holds the box as an ofRunner. So a nested Of call
-// allocates nothing whatever the argument's type, once each depth has been
-// reached once. A call from a goroutine without a seat allocates its box.
+// (a frame keeps it for thieves), so every node's closure is allocated,
+// with every variable it captures. An Of form takes a function that
+// captures nothing and the argument, and copies both into a box kept by a
+// task from the seat's free list for the length of the call (a stack: a
+// recursion takes the same task back at the same depth, box and all, as
+// fork.go's forks do); the job holds the box as an ofRunner. So a nested
+// Of call allocates nothing whatever the argument's type, once each depth
+// has been reached once. A call from a goroutine without a seat allocates
+// its box.
 //
 // A call its verb runs itself (parallelism 1, or nested on a slot that
 // offers work, with no options) needs no box: route.go's direct.

@@ -8,7 +8,7 @@ package par
 // its slot's deque is empty and the rest is worth a split (grain.SplitMinNs
 // of work; grain.SplitWakeNs if a sleeper must be woken), a piece pushes
 // the upper half of its rest; not while at least P callers are in calls or
-// the Ps are saturated (saturation.go).
+// the Ps are saturated (pool.go).
 //
 // Few items. A call from outside over at most fewPerWorker items per worker
 // splits down to single items before its first grain and wakes a sleeper

@@ -7,7 +7,7 @@ package par
 // slot that offers work is run plainly by its verb: route.go's direct.)
 //
 // Crowded calls: from outside the pool, on the default pool, while the Ps
-// are saturated (saturation.go). Never crowded: calls on another pool
+// are saturated (pool.go). Never crowded: calls on another pool
 // (with no seat, its bodies' nested calls could not find it), from a seat,
 // with Track or Weighted, or while tracing, and pools wider than
 // GOMAXPROCS. A crowded call is one of the callers' pieces in Stats.

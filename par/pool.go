@@ -301,3 +301,23 @@ func (p *Pool) workerMain(s *slot, pin bool) {
 	s.run()
 	returned = true
 }
+
+// Saturation: more goroutines waiting for a P than there are Ps (64
+// goroutines calling ForRange on 2 Ps, a busy server), read from
+// runtime/metrics at most once per period (platform.Saturated). A thief
+// could then run only by taking a P from a waiting goroutine, so no piece
+// splits (offer.go), an idle worker parks without spinning (worker.go), and
+// a call from outside may run crowded (plain.go). The answer is a hint up
+// to a period old: a stale one costs a split or spin made or skipped, never
+// a lost wake-up (a parking worker still re-checks) or a wrong result.
+// Pools wider than GOMAXPROCS (bodies that block) ignore it: their spare
+// workers exist to run while others wait.
+
+// busyElsewhere reports whether l's pool should hold back from offering
+// work or spinning because the Ps are saturated (see above).
+func (l *layout) busyElsewhere(now int64) bool {
+	return !l.wide() && !l.noSat && platform.Saturated(now, l.procs)
+}
+
+// wide reports whether the pool has more workers than GOMAXPROCS.
+func (l *layout) wide() bool { return l.active > l.procs }

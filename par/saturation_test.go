@@ -14,7 +14,7 @@ func splits(p *par.Pool) int64 { return p.Stats().Total().Splits }
 // Catches: calls offering work while more goroutines wait for a P than
 // there are Ps. With 64 callers at 2 Ps, the splits, wake-ups and spinning
 // workers that no free P could serve cost 1.23x the CPU of the sequential
-// loops (saturation.go). Each call below starts with every worker parked.
+// loops (pool.go). Each call below starts with every worker parked.
 // Made while the saturation answer is yes, a call of a few milliseconds
 // must neither split nor kick a worker (which would cut it): it runs on
 // the caller alone. Made while the answer is no, the same call splits (on

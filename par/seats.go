@@ -20,13 +20,13 @@ package par
 // Acquire returns. par adds:
 //   - a held seat's pool and seatTree (its call's tree) are written by the
 //     holder right after acquiring (Acquire has stored its key), in that
-//     order, before it pushes anything. Every task on a held seat's deque belongs to that tree, and
-//     tree ids are unique per seat. A thief reads seatTree, then the pool,
-//     and steals only tasks of that tree if the pool is its own
-//     (stealGuest): if it matched a newer call's task, it read that call's
-//     seatTree, stored after its pool, so its pool check saw the newer
-//     pool. Else a thief that read the previous holder's pool could take
-//     the next holder's work on another pool.
+//     order, before it pushes anything. Every task on a held seat's deque
+//     belongs to that tree, and tree ids are unique per seat. A thief reads
+//     seatTree, then the pool, and steals only tasks of that tree if the
+//     pool is its own (stealGuest): if it matched a newer call's task, it
+//     read that call's seatTree, stored after its pool, so its pool check
+//     saw the newer pool. Else a thief that read the previous holder's pool
+//     could take the next holder's work on another pool.
 //   - a seat's deque is empty when it is released: the holder leaves only
 //     after its call is complete and it ran what is left in its deque.
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/trace"
 
+	"github.com/parloop/parloop/par/internal/locals"
 	"github.com/parloop/parloop/par/internal/platform"
 	"github.com/parloop/parloop/par/internal/tracing"
 )
@@ -317,4 +318,88 @@ func forkAsGuest[Y, A, B any](sp *spec, s *slot, f func() A, g func(Y) B, gv fun
 		return a, b
 	}
 	return fork(s, f, g, gv, y)
+}
+
+// Deterministic reduction: the input is cut into blocks whose size depends
+// only on its length, each folded by the leaf in parallel, and the block
+// results are combined pairwise along a fixed balanced tree. No step
+// depends on timing or the number of workers, so floating-point sums are
+// bitwise reproducible, for one slice of block results.
+
+const (
+	detMinBlock  = 1024 // elements per block at least
+	detMaxBlocks = 4096 // blocks at most
+)
+
+func reduceDeterministic[T any](sp *spec, n int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T) T {
+	block := max(detMinBlock, (n-1)/detMaxBlocks+1) // rounds up, safe near math.MaxInt
+	nb := (n-1)/block + 1
+	parts := make([]T, nb)
+	blocks := spec{verb: sp.verb, pool: sp.pool, grain: (sp.grain + block - 1) / block} // Grain, in blocks
+	run(&blocks, &job[none]{rng: func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			start, end := b*block, n
+			if block < n-start {
+				end = start + block
+			}
+			parts[b] = leaf(start, end)
+			if sp.progress != nil {
+				sp.progress.Add(int64(end - start))
+			}
+		}
+	}}, nb)
+	out, pe := catchCombine(func(T, T) T { return combine(identity, combineTree(parts, combine)) }, identity, identity)
+	if pe != nil {
+		panic(pe)
+	}
+	return out
+}
+
+// combineTree combines parts (non-empty) pairwise along the balanced tree
+// that splits at len/2, keeping index order.
+func combineTree[T any](parts []T, combine func(a, b T) T) T {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	mid := len(parts) / 2
+	return combine(combineTree(parts[:mid], combine), combineTree(parts[mid:], combine))
+}
+
+// Fold runs body over disjoint pieces [lo, hi) that together cover [0, n),
+// in parallel, handing each piece the accumulator of the worker running it,
+// made by init the first time that worker runs a piece of this call: at
+// most one per worker and one for the caller, however many pieces. Fold
+// then merges them with merge and returns the result; with n <= 0, init().
+//
+// Pieces reach workers in no particular order, so merge must be associative
+// and commutative (adding counts, merging maps of counts), and the result
+// must not depend on which worker folded which piece. For an ordered fold
+// use ReduceRange. Panics as in For. It takes the On, Grain, Track and
+// Weighted options.
+func Fold[L any](n int, init func() L, body func(acc *L, lo, hi int), merge func(a, b L) L, opts ...Option) L {
+	mustBody("Fold", "init function", init == nil)
+	mustBody("Fold", "body", body == nil)
+	mustBody("Fold", "merge function", merge == nil)
+	sp, _ := makeSpec("Fold", foldOptions, opts, n)
+	if n <= 0 {
+		return init()
+	}
+	p := poolOf(sp.pool)
+	p.init()
+	p.ensureStarted() // size the table by the workers the call will have
+	// The accumulators and their protocol: par/internal/locals.
+	tab := locals.New(len(p.layout.Load().workers), init)
+	run(&sp, &job[none]{rng: func(lo, hi int) {
+		// The piece's cell: its worker's, by id, or the caller's. A worker
+		// of another pool is this call's caller. (Written out here, not
+		// as a function, which would be too large to inline.)
+		i := locals.Caller
+		if s := lookupWorker(platform.GoroutineKey()); s != nil && s.pool == p {
+			i = int(s.id)
+		}
+		cell := tab.Cell(i)
+		body(&cell.Acc, lo, hi)
+		cell.Release()
+	}}, n)
+	return tab.Merge(merge)
 }

@@ -155,12 +155,11 @@ func (s *slot) helpUntil(done *atomic.Bool, thief *atomic.Int32) {
 	}()
 	spins := 0
 	for !done.Load() {
-		if t := s.popLocal(); t != nil {
-			s.execute(t)
-			spins = 0
-			continue
+		t := s.popLocal()
+		if t == nil {
+			t = s.steal(thief.Load()-1, s.tree)
 		}
-		if t := s.steal(thief.Load()-1, s.tree); t != nil {
+		if t != nil {
 			s.execute(t)
 			spins = 0
 			continue

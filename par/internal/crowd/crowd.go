@@ -1,6 +1,6 @@
 // Package crowd paces a crowded call of the parloop scheduler: a call from
 // outside the pool, on the default pool, while the Ps are saturated (par's
-// saturation.go), which runs as a loop on its caller in chunks of 1, 2, 4,
+// pool.go), which runs as a loop on its caller in chunks of 1, 2, 4,
 // ... times the Grain hint until it hands the rest, and the fold so far,
 // to a framed run, which can split, once the Ps are no longer saturated. A
 // hand-over waits at most about as long as the call has run.

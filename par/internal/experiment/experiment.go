@@ -23,7 +23,7 @@ type Set struct {
 	NoFewItems    bool                  // a call over few items splits them only after its first grain (par/offer.go)
 	NoPlainNested bool                  // nested calls are framed even where the slot offers work (par/route.go)
 	NoCrowd       bool                  // calls are never crowded (par/plain.go)
-	NoSaturation  bool                  // the Ps are never taken to be saturated (par/saturation.go)
+	NoSaturation  bool                  // the Ps are never taken to be saturated (par/pool.go)
 
 	SpinForever bool // tests only: idle workers spin instead of parking
 }

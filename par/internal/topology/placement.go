@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // spreadLevels are the levels across which workers are spread, outermost
@@ -218,4 +219,16 @@ func (t *Topology) VictimOrder(cpus []int, self int) [][]int {
 		out[i] = levels[k]
 	}
 	return out
+}
+
+// DescribePlacement renders where a pool of parallelism n (n-1 worker
+// threads and its caller) runs its workers on t: a header line, then one
+// line per worker with its CPU.
+func (t *Topology) DescribePlacement(n int, pinned bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pool: parallelism %d = %d worker threads + the calling goroutine, pinned=%v\n", n, n-1, pinned)
+	for i, c := range t.Placement(n - 1) {
+		fmt.Fprintf(&b, "  worker %d: cpu %d\n", i, c)
+	}
+	return b.String()
 }

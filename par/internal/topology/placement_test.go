@@ -1,8 +1,10 @@
 package topology
 
 import (
+	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -295,5 +297,20 @@ func TestKindSources(t *testing.T) {
 		if got := top.Placement(4); !slices.Equal(got, []int{0, 1, 2, 3}) {
 			t.Errorf("%s: Placement(4) = %v", name, got)
 		}
+	}
+}
+
+func TestDescribePlacement(t *testing.T) {
+	top := Flat(4)
+	got := top.DescribePlacement(3, true)
+	want := "pool: parallelism 3 = 2 worker threads + the calling goroutine, pinned=true\n"
+	for i, c := range top.Placement(2) {
+		want += fmt.Sprintf("  worker %d: cpu %d\n", i, c)
+	}
+	if got != want {
+		t.Fatalf("DescribePlacement(3, true) =\n%s\nwant\n%s", got, want)
+	}
+	if lines := strings.Count(top.DescribePlacement(1, false), "\n"); lines != 1 {
+		t.Fatalf("parallelism 1 described in %d lines, want the header alone", lines)
 	}
 }
