@@ -197,7 +197,7 @@ func TestGrainsOfferTheirRest(t *testing.T) {
 
 // At parallelism 1 the private stack grows instead of sharing (nobody
 // would steal), and shares once the pool has a worker again (P2); idle
-// clears what grew (splitdeque's tests check that), and hands the free
+// clears what grew, and hands the free
 // tasks beyond freelist.Keep over as a spare list that the next burst takes
 // instead of allocating.
 func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
@@ -235,7 +235,13 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 	if s.free.Len() != burst+1 {
 		t.Fatalf("free list holds %d tasks, want %d", s.free.Len(), burst+1)
 	}
+	if s.tasks.Oldest(splitdeque.Max + 1)[splitdeque.Max] == nil {
+		t.Fatal("the burst left nothing beyond the private stack's capacity: nothing for idle to clear")
+	}
 	s.dropBoxes()
+	if s.tasks.Oldest(splitdeque.Max + 1)[splitdeque.Max] != nil {
+		t.Fatal("idle left the grown private stack's entries set")
+	}
 	if s.free.Len() != freelist.Keep {
 		t.Fatalf("idle kept %d free tasks, want %d", s.free.Len(), freelist.Keep)
 	}
