@@ -499,6 +499,14 @@ func TestBadInputPanicsAtTheCall(t *testing.T) {
 			par.BothOf(func(int) int { return 0 }, 0, func(int) int { return 0 }, 0, par.Blocking(1))
 		}},
 		{"Invoke+Grain", "Invoke does not take the Grain option", func() { par.Invoke([]func(){func() {}, func() {}}, par.Grain(2)) }},
+		{"ForOf+Deterministic", "ForOf does not take the Deterministic option", func() { par.ForOf(3, 0, func(int, int) {}, par.Deterministic()) }},
+		{"ReduceRangeOf+Blocking", "ReduceRangeOf does not take the Blocking option", func() {
+			par.ReduceRangeOf(3, 0, 0, func(int, int, int) int { return 0 }, add, par.Blocking(2))
+		}},
+		{"JoinOf+Track", "JoinOf does not take the Track option", func() {
+			par.JoinOf(func(int) {}, 0, func(int) {}, 0, par.Track(new(par.Progress)))
+		}},
+		{"Scope+Grain", "Scope does not take the Grain option", func() { par.Scope(func(*par.Spawner) {}, par.Grain(2)) }},
 		{"zero Option", "the zero Option is not an option", func() { par.For(3, func(int) {}, par.Option{}) }},
 	}
 	for _, c := range cases {

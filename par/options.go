@@ -9,16 +9,19 @@ import (
 // Option adjusts one call of a verb; a plain value, so options allocate
 // nothing. A verb given an option it cannot honour panics at the call:
 //
-//	option          For ForRange Map ForErr MapErr   Reduce ReduceRange   Fold   Join Invoke Both BothOf
-//	On              yes                              yes                  yes    yes
-//	Grain           yes                              yes                  yes    no
-//	Track           yes                              yes                  yes    no
-//	Weighted        yes                              yes                  yes    no
-//	Blocking        yes                              no                   no     no
-//	Deterministic   no                               yes                  no     no
+//	option          loops   reductions   Fold   forks   scopes
+//	On              yes     yes          yes    yes     yes
+//	Grain           yes     yes          yes    no      no
+//	Track           yes     yes          yes    no      no
+//	Weighted        yes     yes          yes    no      no
+//	Blocking        yes     no           no     no      yes
+//	Deterministic   no      yes          no     no      no
 //
-// On, Grain and Weighted beside Blocking (its bodies run on goroutines of
-// their own) panic too, as does Weighted beside Deterministic.
+// Loops are For, ForRange, Map, ForErr, MapErr and ForOf; reductions
+// Reduce, ReduceRange and ReduceRangeOf; forks Join, JoinOf, Invoke, Both
+// and BothOf; scopes Scope and ScopeErr. On, Grain and Weighted beside
+// Blocking (its bodies run on goroutines of their own) panic too, as does
+// Weighted beside Deterministic.
 type Option struct {
 	pool          *Pool
 	grain         int
@@ -102,8 +105,8 @@ const (
 	allowTrack
 	allowWeighted
 
-	loopOptions   = allowGrain | allowBlocking | allowTrack | allowWeighted      // For, ForRange, Map, ForErr, MapErr
-	reduceOptions = allowGrain | allowDeterministic | allowTrack | allowWeighted // Reduce, ReduceRange
+	loopOptions   = allowGrain | allowBlocking | allowTrack | allowWeighted      // For, ForRange, Map, ForErr, MapErr, ForOf
+	reduceOptions = allowGrain | allowDeterministic | allowTrack | allowWeighted // Reduce, ReduceRange, ReduceRangeOf
 	foldOptions   = allowGrain | allowTrack | allowWeighted                      // Fold
 	forkOptions   = 0                                                            // Join, Invoke, Both, BothOf, JoinOf
 	scopeOptions  = allowBlocking                                                // Scope, ScopeErr
