@@ -53,12 +53,22 @@ func TestScopeRunsTasksOnWorkersAndCaller(t *testing.T) {
 	}
 	p := newPool(t, par.Workers(2))
 	g := goroutines{owner: goid()}
+	task := func() {
+		g.record()
+		spinFor(20 * time.Microsecond)
+	}
 	par.Scope(func(s *par.Spawner) {
 		for range 200 {
-			s.Go(func() {
-				g.record()
-				spinFor(20 * time.Microsecond)
-			})
+			s.Go(task)
+		}
+		// A worker busy elsewhere in the process (other tests, other
+		// packages) may be slow to start: keep offering tasks until one
+		// has run on a worker, within a liveness bound.
+		for deadline := time.Now().Add(hangLimit / 3); !g.elsewhere.Load() && time.Now().Before(deadline); {
+			spinFor(200 * time.Microsecond)
+			for range 20 {
+				s.Go(task)
+			}
 		}
 	}, par.On(p))
 	if !g.elsewhere.Load() {
