@@ -106,9 +106,6 @@ func Scope(body func(s *Spawner), opts ...Option) {
 // Go spawns a task that calls f. It panics if f is nil, or if the Scope
 // that made s has returned.
 func (s *Spawner) Go(f func()) {
-	if f == nil {
-		panic("par: Spawner.Go called with a nil function")
-	}
 	s.spawn("Spawner", f, nil)
 }
 
@@ -142,9 +139,6 @@ func ScopeErr(ctx context.Context, body func(ctx context.Context, s *ErrSpawner)
 // Go spawns a task that calls f; its error stops the scope (see ScopeErr).
 // It panics if f is nil, or if the ScopeErr that made s has returned.
 func (s *ErrSpawner) Go(f func() error) {
-	if f == nil {
-		panic("par: ErrSpawner.Go called with a nil function")
-	}
 	s.spawn("ErrSpawner", nil, f)
 }
 
@@ -234,6 +228,9 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 	var s *slot  // the seat it goes on; nil: the queue
 	var up *task // the running task it is counted in; nil: pending
+	if fn == nil && efn == nil {
+		panic("par: " + verb + ".Go called with a nil function")
+	}
 	if sc.pool != nil {
 		k := platform.GoroutineKey()
 		if s = sc.owner; k != sc.ownerKey || s.visiting != nil {
@@ -279,7 +276,7 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 	sc.queue = append(sc.queue, queued{fn, efn})
 	sc.mu.Unlock()
 	if sc.blocking > 0 && sc.bud.Take(1) == 1 {
-		sc.bud.Go(sc.serve)
+		sc.bud.Go(sc.runQueue)
 	} else {
 		sc.wakeOwner()
 	}
@@ -314,12 +311,11 @@ const maxCountLevel = 63
 // task on (counting), so that a task that spawns none, the leaves of a
 // scope, finishes without an atomic of its own.
 func (t *task) countIn() {
-	if t.counting {
-		t.open.Add(1)
-		return
+	n := int32(1)
+	if !t.counting {
+		n, t.counting = 2, true
 	}
-	t.counting = true
-	t.open.Add(2)
+	t.open.Add(n)
 }
 
 // endTask counts t's own run finished: the task is done if it counted no
@@ -444,7 +440,9 @@ func (sc *scope) pop() (q queued, ok bool) {
 }
 
 // runQueue runs queued tasks until the queue is empty: the owner while it
-// waits, and a Blocking scope's goroutines (serve).
+// waits, and the goroutines a Blocking scope starts, each of which then
+// gives its token back (budget.Go). A task queued after such a goroutine
+// looked wakes the owner, which runs it if no goroutine could be started.
 func (sc *scope) runQueue() {
 	for {
 		q, ok := sc.pop()
@@ -454,9 +452,3 @@ func (sc *scope) runQueue() {
 		sc.run(q.fn, q.efn)
 	}
 }
-
-// serve is a goroutine a Blocking scope started: it runs queued tasks
-// until the queue is empty, then gives its token back (budget.Go). A task
-// queued after it looked wakes the owner, which runs it if no goroutine
-// could be started.
-func (sc *scope) serve() { sc.runQueue() }

@@ -164,8 +164,7 @@ func runLeftovers(s *slot) {
 
 // freeSeat gives seat s back, adding busy ticks to the callers' busy time.
 func freeSeat(s *slot, busy int64) {
-	s.stats.BusyNs.Add(platform.TicksToNs(busy))
-	s.flushStats()
+	s.flushStats(busy)
 	s.dropBoxes()
 	s.tree = 0
 	if s.host != nil {

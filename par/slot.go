@@ -53,6 +53,7 @@ type slot struct {
 	// unflushedPieces counts pieces and forks run and not yet in
 	// stats.pieces: an atomic add would be a fifth of the fork fast path.
 	unflushedPieces int64
+	busySince       int64 // a worker's busy stretch began (ticks), 0 if idle (worker.go)
 
 	// A body's call on another pool holds a guest seat (visiting), which
 	// its bodies' nested calls must find; that seat remembers its host.
@@ -86,8 +87,10 @@ func (s *slot) rand() uint64 {
 	return x * 0x2545f4914f6cdd1d
 }
 
-// flushStats publishes the owner-only piece count.
-func (s *slot) flushStats() {
+// flushStats adds busy ticks to the busy time, and publishes the
+// owner-only piece count.
+func (s *slot) flushStats(busy int64) {
+	s.stats.BusyNs.Add(platform.TicksToNs(busy))
 	if s.unflushedPieces != 0 {
 		s.stats.Pieces.Add(s.unflushedPieces)
 		s.unflushedPieces = 0

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,4 +129,49 @@ func BenchmarkStatsBusyOverWall(b *testing.B) {
 	}
 	b.ReportMetric(most, "max-busy/wall")
 	b.ReportMetric(util, "max-utilization")
+}
+
+// A worker adds its busy time and pieces in stretches, when it runs out of
+// work (and every 64 pieces), not after each task: once a loop is over and
+// the workers idle, what they ran must show.
+//
+// Catches: a stretch never published when a worker goes idle (its time and
+// pieces lost, or held until some later call).
+func TestWorkerBusyPublishedWhenIdle(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, par.Workers(2))
+	var onWorker atomic.Int64
+	noHang(t, "Scope", func() {
+		caller := goid()
+		par.Scope(func(s *par.Spawner) {
+			for range 200 {
+				s.Go(func() {
+					spin(20000)
+					if goid() != caller {
+						onWorker.Add(1)
+					}
+				})
+			}
+		}, par.On(p))
+	})
+	if onWorker.Load() == 0 {
+		t.Skip("no task ran on a worker")
+	}
+	deadline := time.Now().Add(hangLimit)
+	for {
+		st := p.Stats()
+		var busy time.Duration
+		var pieces int64
+		for _, w := range st.Workers {
+			busy += w.Busy
+			pieces += w.Pieces
+		}
+		if busy > 0 && pieces >= onWorker.Load() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workers ran %d tasks; Stats shows Busy %v and %d pieces %v after the call", onWorker.Load(), busy, pieces, hangLimit)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

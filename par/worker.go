@@ -17,31 +17,47 @@ func (s *slot) run() {
 	p := s.pool
 	for {
 		if p.closed.Load() && s.tasks.Len() == 0 {
+			s.busy(false)
 			return
 		}
+		var t *task
 		if s.retiring() {
-			s.retired()
-			continue
-		}
-		t := s.findWork(0)
-		if t == nil {
+			t = s.retired()
+		} else if t = s.findWork(0); t == nil {
+			s.busy(false)
 			t = s.idle()
 		}
 		if t != nil {
-			s.runTop(t)
+			s.busy(true)
+			s.execute(t)
 		}
 	}
 }
 
-// retired parks a retiring worker (nobody waits on it) once its own deque
-// is empty, outside the sleeper list; resizeLocked or Close post its token.
-func (s *slot) retired() {
+// retired returns a retiring worker's next own task, or parks it outside
+// the sleeper list (nobody waits on it; resizeLocked or Close post its token).
+func (s *slot) retired() *task {
 	if t := s.popLocal(); t != nil {
-		s.runTop(t)
-		return
+		return t
 	}
+	s.busy(false)
 	if !s.pool.closed.Load() {
 		s.sleeper.Wait()
+	}
+	return nil
+}
+
+// busy counts a worker's busy time in stretches, from a task found after
+// idling to the next idle spell: a clock read and an atomic add a task would
+// cost a small task more than its pop. It publishes the time and the pieces
+// when a stretch ends and every 64 pieces, so Stats lags a worker by no more.
+func (s *slot) busy(running bool) {
+	if s.busySince != 0 && (!running || s.unflushedPieces >= 64) {
+		s.flushStats(platform.Ticks() - s.busySince)
+		s.busySince = 0
+	}
+	if running && s.busySince == 0 {
+		s.busySince = platform.Ticks()
 	}
 }
 
@@ -94,14 +110,6 @@ func (s *slot) spin() *task {
 		platform.Pause(sleep.SpinPauses)
 	}
 	return nil
-}
-
-// runTop runs a task from the worker loop, its time counted as busy.
-func (s *slot) runTop(t *task) {
-	t0 := platform.Ticks()
-	s.execute(t)
-	s.stats.BusyNs.Add(platform.TicksToNs(platform.Ticks() - t0))
-	s.flushStats()
 }
 
 // execute runs t under its call tree and pprof labels, then restores the
