@@ -13,8 +13,7 @@ package par
 // that spawns none makes none. Any other task (spawned from the body, from
 // a loop's body on a seat running no task of the scope, or from a
 // goroutine with no seat) is counted in the scope's pending, with the body
-// (1 from the start; on a seat, the body runs as a task, so what it spawns
-// there is counted in it), and so is every task spawned by one maxCountLevel
+// (1 from the start), and so is every task spawned by one maxCountLevel
 // counts up from pending (level), so that a chain of tasks each spawning
 // the next keeps at most that many finished tasks waiting for the last,
 // not the whole chain. Go counts the task before it queues it, and cannot
@@ -214,13 +213,7 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 			sc.wait(s)
 		}
 	}()
-	if s != nil { // the body runs as a task of the seat's, counted in pending
-		t := s.newTask()
-		t.kind, t.scope, t.fn, t.efn, t.level = taskSpawn, sc, fn, efn, 0
-		s.runSpawned(t)
-	} else {
-		sc.run(fn, efn) // the body, counted in pending from the start
-	}
+	sc.run(fn, efn) // the body, counted in pending from the start
 	sc.wait(s)
 	returned = true
 	if guest {

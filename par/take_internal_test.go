@@ -292,39 +292,6 @@ func TestSpawnsAreCountedInTheRunningTask(t *testing.T) {
 	}
 }
 
-// A scope's body on a seat runs as the seat's spawning task, so what it
-// spawns is counted in it, plainly, not in the scope's one word.
-func TestBodySpawnsAreCountedInTheBody(t *testing.T) {
-	p := NewPool(Workers(2))
-	defer p.Close()
-	var (
-		found       bool
-		spawned     int64 = -1
-		pendingMore int64 = -1
-		ran         atomic.Int64
-	)
-	Scope(func(sp *Spawner) {
-		body := seatOf(goroutineKey()).spawning
-		if found = body != nil && body.scope == &sp.scope; !found {
-			return
-		}
-		before := sp.pending.Load()
-		for range 100 {
-			sp.Go(func() { ran.Add(1) })
-		}
-		spawned, pendingMore = body.spawned, sp.pending.Load()-before
-	}, On(p))
-	if !found {
-		t.Fatal("a scope's body on a seat is not the seat's spawning task")
-	}
-	if spawned != 100 || pendingMore != 0 {
-		t.Errorf("after the body spawned 100: its spawned is %d, want 100; the scope's pending grew by %d, want 0", spawned, pendingMore)
-	}
-	if ran.Load() != 100 {
-		t.Errorf("Scope returned after %d of its body's 100 tasks ran", ran.Load())
-	}
-}
-
 // A chain of tasks each spawning the next keeps at most maxCountLevel+1 of
 // them counted each in the one before (scope.go, "Counting"), not the
 // whole chain: the rest are counted in the scope and freed as they finish.
