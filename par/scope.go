@@ -59,7 +59,7 @@ package par
 // still taken and counted but their functions do not start, and a Go does
 // not queue. A Goexit (in the body, or in a task the owner ran) unwinds the
 // scope's call, whose deferred function waits, taking only from the
-// owner's own deque (unwindingTree), for the stopped tasks still out.
+// owner's own deque (unwinding), for the stopped tasks still out.
 
 import (
 	"context"

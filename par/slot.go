@@ -43,8 +43,9 @@ type slot struct {
 	calls uint64 // guests: calls made on the seat, to pace resize checks and name trees
 
 	// tree is the running task's call tree (0: none); a waiting slot runs
-	// only its tree's tasks (steal.go).
-	tree uint64
+	// only its tree's tasks (steal.go), and a quiet one none (stop.go).
+	tree  uint64
+	quiet bool
 
 	// spawning is the spawned task running on the seat, the innermost if
 	// one runs another while it waits (scope.go).

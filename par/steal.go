@@ -26,6 +26,9 @@ import (
 // once, so nil means every deque looked empty (or, with tree != 0, held
 // nothing of tree) when tried, as the sleep protocol's re-check needs.
 func (s *slot) steal(prefer int32, tree uint64) *task {
+	if s.quiet {
+		return nil
+	}
 	p := s.pool
 	l := p.layout.Load()
 	if prefer >= 0 && prefer != s.id {

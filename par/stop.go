@@ -121,33 +121,29 @@ func (c *core) wait(s *slot) {
 }
 
 // waitUnwinding is wait for a caller a Goexit is unwinding (runFramed). It
-// steals nothing meanwhile (unwinding): a stolen body of another call of
-// the tree, not stopped, could Goexit again and end the goroutine while its
-// own call still unwinds. What s's own deque holds it still runs; a Goexit
-// there cannot end the wait (helpUntil), and the caller defers what must
-// follow it.
+// steals nothing meanwhile (unwinding): a stolen body of another call of the
+// tree, not stopped, could Goexit again and end the goroutine while its own
+// call still unwinds. It still runs what s's own deque holds; a Goexit there
+// cannot end the wait (helpUntil); the caller defers what must follow.
 func (c *core) waitUnwinding(s *slot) {
 	defer s.restore(s.unwinding())
 	c.wait(s)
 }
 
-// unwinding makes s, if not nil, steal nothing while a Goexit (or, in a
-// fork, a panic) unwinds its call, and returns its tree to restore.
-func (s *slot) unwinding() uint64 {
+// unwinding makes s, if not nil, steal nothing (quiet) while a Goexit (or,
+// in a fork, a panic) unwinds its call, and returns what to restore. Its
+// tree stays: a fork's g run inline meanwhile stamps its tasks with it.
+func (s *slot) unwinding() (was bool) {
 	if s == nil {
-		return 0
+		return false
 	}
-	tree := s.tree
-	s.tree = unwindingTree
-	return tree
+	was, s.quiet = s.quiet, true
+	return was
 }
 
-// restore gives s, if not nil, back the tree unwinding took.
-func (s *slot) restore(tree uint64) {
+// restore gives s, if not nil, back what unwinding took.
+func (s *slot) restore(was bool) {
 	if s != nil {
-		s.tree = tree
+		s.quiet = was
 	}
 }
-
-// unwindingTree is no call's tree: a slot waiting under it steals nothing.
-const unwindingTree = ^uint64(0)

@@ -345,3 +345,31 @@ func TestTaskReturnsHome(t *testing.T) {
 		t.Fatal("the task freed by another slot did not come back, homed and unlinked, when the list ran dry")
 	}
 }
+
+// A fork whose f panics runs its g inline if no thief took it (joinFork),
+// while the join steals nothing (stop.go, unwinding). g runs under its
+// call's tree all the same: the tasks and frames it makes are stamped with
+// it, so that no other call's thief, unwinding too, can take them.
+func TestForkUnwindingRunsGUnderItsTree(t *testing.T) {
+	p := NewPool(Workers(1)) // no worker thread: g's task is not stolen
+	defer p.Close()
+	var tree, inG uint64
+	quietInG := false
+	func() {
+		defer func() { _ = recover() }()
+		BothOf(func(int) int {
+			tree = seatOf(goroutineKey()).tree
+			panic("f")
+		}, 0, func(int) int {
+			s := seatOf(goroutineKey())
+			inG, quietInG = s.tree, s.quiet
+			return 0
+		}, 0, On(p))
+	}()
+	if tree == 0 || inG != tree {
+		t.Errorf("g, run inline while f's panic unwinds, ran under tree %#x; the call's tree is %#x", inG, tree)
+	}
+	if !quietInG {
+		t.Error("g ran inline while its fork unwinds, and its slot could steal")
+	}
+}

@@ -115,8 +115,8 @@ func (s *slot) spin() *task {
 // execute runs t under its call tree and pprof labels, then restores the
 // slot's (read before: t is freed when it returns).
 func (s *slot) execute(t *task) {
-	tree := s.tree
-	s.tree = t.tree.Load()
+	tree, quiet := s.tree, s.quiet
+	s.tree, s.quiet = t.tree.Load(), false
 	labels := platform.ProfLabel()
 	if t.labels != labels {
 		platform.SetProfLabel(t.labels)
@@ -129,7 +129,7 @@ func (s *slot) execute(t *task) {
 	default:
 		s.runSpawned(t)
 	}
-	s.tree = tree
+	s.tree, s.quiet = tree, quiet
 	if platform.ProfLabel() != labels {
 		platform.SetProfLabel(labels)
 	}
