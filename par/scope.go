@@ -5,27 +5,29 @@ package par
 // Counting. What is unfinished is counted in a tree, so that tasks on many
 // workers do not all write one word. A task spawned while a task of the
 // same scope is the spawner's seat's running task (spawning) is counted in
-// that task's open, which holds 1 for the task's own run and 1 for each
-// task counted in it not yet finished, from the first such task on
-// (counting; a task that counts none finishes with no atomic of its own).
-// Any other task (spawned from the body, from a loop's body on a seat
-// running no task of the scope, or from a goroutine with no seat) is
-// counted in the scope's pending, with the body (1 from the start), and so
-// is every task spawned by one maxCountLevel counts up from pending
-// (level), so that a chain of tasks each spawning the next keeps at most
-// that many finished tasks waiting for the last, not the whole chain. Go
-// adds to the count it chose before it queues the task, and cannot come too
-// late: the spawning task is still running on the spawner's stack, so its
-// count holds its own run. A task is done when it has returned and counted
-// none, or when its open drops to 0 (its return subtracts 1, as each
-// finished task counted in it does); whoever finds it done frees it and
-// subtracts 1 from the count above it, and whoever brings pending to 0
-// wakes the owner (the scope's caller). The owner returns once it sees 0:
-// every task's subtraction comes after everything the task did, each
-// count's last subtraction comes after all the others on it and before its
-// own from the count above, and the owner's load that sees 0 comes after
-// the last of those (sync/atomic is sequentially consistent), so all of it
-// happens before the scope returns.
+// that task, plainly while it runs: in its spawned, which only its runner
+// touches. Each such task subtracts 1 from the task's open when it has
+// finished, and the task's end adds spawned, leaving in open those not
+// finished: before the end, open has only gone down from 0, so no finish
+// can see 0 there. A task that spawns k makes k+1 atomics for them, one
+// that spawns none makes none. Any other task (spawned from the body, from
+// a loop's body on a seat running no task of the scope, or from a
+// goroutine with no seat) is counted in the scope's pending, with the body
+// (1 from the start; on a seat, the body runs as a task, so what it spawns
+// there is counted in it), and so is every task spawned by one maxCountLevel
+// counts up from pending (level), so that a chain of tasks each spawning
+// the next keeps at most that many finished tasks waiting for the last,
+// not the whole chain. Go counts the task before it queues it, and cannot
+// come too late: the spawning task is still running on the spawner's
+// stack, and has not made its end's addition. A task is done when it has
+// returned and counted none, or when its open drops to 0 after its end;
+// whoever finds it done frees it and subtracts 1 from the count above it,
+// and whoever brings pending to 0 wakes the owner (the scope's caller).
+// The owner returns once it sees 0: every task's subtraction comes after
+// everything the task did, each count's last subtraction comes after all
+// the others on it and before its own from the count above, and the
+// owner's load that sees 0 comes after the last of those (sync/atomic is
+// sequentially consistent), so all of it happens before the scope returns.
 //
 // Where a task waits to run:
 //   - on a seat of the scope's pool: Go pushes it onto the deque of the
@@ -212,7 +214,13 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 			sc.wait(s)
 		}
 	}()
-	sc.run(fn, efn) // the body, counted in pending from the start
+	if s != nil { // the body runs as a task of the seat's, counted in pending
+		t := s.newTask()
+		t.kind, t.scope, t.fn, t.efn, t.level = taskSpawn, sc, fn, efn, 0
+		s.runSpawned(t)
+	} else {
+		sc.run(fn, efn) // the body, counted in pending from the start
+	}
 	sc.wait(s)
 	returned = true
 	if guest {
@@ -250,11 +258,11 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 			panic("par: " + verb + ".Go called after its scope returned, or on a " + verb + " no scope made")
 		}
 	} else {
-		up.countIn()
+		up.spawned++ // up runs on this goroutine (see above)
 	}
 	if sc.stopped(sc.done) {
 		if up != nil {
-			up.open.Add(-1) // not its last: up is running
+			up.open.Add(-1) // not its last: up has not ended
 		} else {
 			sc.finish()
 		}
@@ -306,22 +314,10 @@ func (s *slot) runSpawned(t *task) {
 // the scope's pending, and starts a new run of levels (see above).
 const maxCountLevel = 63
 
-// countIn counts a new task in t, which is running: open holds 1 for t's
-// own run and 1 for each task counted in it, but only from the first such
-// task on (counting), so that a task that spawns none, the leaves of a
-// scope, finishes without an atomic of its own.
-func (t *task) countIn() {
-	n := int32(1)
-	if !t.counting {
-		n, t.counting = 2, true
-	}
-	t.open.Add(n)
-}
-
 // endTask counts t's own run finished: the task is done if it counted no
-// task, or once its open drops to 0.
+// task, or once its open drops to 0 (see above).
 func (s *slot) endTask(t *task) {
-	if !t.counting || t.open.Add(-1) == 0 {
+	if t.spawned == 0 || t.open.Add(t.spawned) == 0 {
 		s.doneTask(t)
 	}
 }
@@ -334,7 +330,7 @@ func (s *slot) doneTask(t *task) {
 		if up != nil {
 			t.up = nil
 		}
-		t.counting = false
+		t.spawned = 0
 		s.freeTask(t)
 		if up == nil {
 			sc.finish()

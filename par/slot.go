@@ -199,17 +199,17 @@ type task struct {
 	thief  atomic.Int32 // id+1 of the slot that stole it, 0 if not stolen
 	pe     *PanicError
 
-	// A spawned task: its scope and function, one of fn and efn; its own
-	// run and the tasks counted in it not yet finished, once it counts any
-	// (counting, written by its runner), and the task it is counted in
-	// (nil: the scope's pending) (scope.go).
-	scope    *scope
-	fn       func()
-	efn      func() error
-	open     atomic.Int32
-	counting bool
-	level    int32 // how many tasks up it is from one counted in pending
-	up       *task
+	// A spawned task: its scope and function, one of fn and efn; the
+	// tasks counted in it, in its run (spawned, its runner's) and not yet
+	// finished (open), and the task it is counted in (nil: the scope's
+	// pending) (scope.go).
+	scope   *scope
+	fn      func()
+	efn     func() error
+	open    atomic.Int64
+	spawned int64
+	level   int32 // how many tasks up it is from one counted in pending
+	up      *task
 
 	home  *slot // the slot whose free list it returns to
 	rnext *task // link in home's remote free list

@@ -262,7 +262,8 @@ func TestSpawnsAreCountedInTheRunningTask(t *testing.T) {
 	defer p.Close()
 	var (
 		found       bool
-		open        int32 = -1
+		open        int64 = -1
+		spawned     int64 = -1
 		pendingMore int64 = -1
 		childRan    atomic.Bool
 	)
@@ -276,17 +277,51 @@ func TestSpawnsAreCountedInTheRunningTask(t *testing.T) {
 			}
 			before := sp.pending.Load()
 			sp.Go(func() { <-release; childRan.Store(true) })
-			open, pendingMore = up.open.Load(), sp.pending.Load()-before
+			open, spawned, pendingMore = up.open.Load(), up.spawned, sp.pending.Load()-before
 		})
 	}, On(p))
 	if !found {
 		t.Fatal("a task running on a seat is not the seat's spawning task")
 	}
-	if open != 2 || pendingMore != 0 {
-		t.Errorf("after a task spawned one: its open is %d, want 2; the scope's pending grew by %d, want 0", open, pendingMore)
+	if open != 0 || spawned != 1 || pendingMore != 0 {
+		t.Errorf("after a task spawned one: its open is %d, want 0 (its end adds it), and spawned %d, want 1; the scope's pending grew by %d, want 0",
+			open, spawned, pendingMore)
 	}
 	if !childRan.Load() {
 		t.Error("Scope returned before the task's child finished")
+	}
+}
+
+// A scope's body on a seat runs as the seat's spawning task, so what it
+// spawns is counted in it, plainly, not in the scope's one word.
+func TestBodySpawnsAreCountedInTheBody(t *testing.T) {
+	p := NewPool(Workers(2))
+	defer p.Close()
+	var (
+		found       bool
+		spawned     int64 = -1
+		pendingMore int64 = -1
+		ran         atomic.Int64
+	)
+	Scope(func(sp *Spawner) {
+		body := seatOf(goroutineKey()).spawning
+		if found = body != nil && body.scope == &sp.scope; !found {
+			return
+		}
+		before := sp.pending.Load()
+		for range 100 {
+			sp.Go(func() { ran.Add(1) })
+		}
+		spawned, pendingMore = body.spawned, sp.pending.Load()-before
+	}, On(p))
+	if !found {
+		t.Fatal("a scope's body on a seat is not the seat's spawning task")
+	}
+	if spawned != 100 || pendingMore != 0 {
+		t.Errorf("after the body spawned 100: its spawned is %d, want 100; the scope's pending grew by %d, want 0", spawned, pendingMore)
+	}
+	if ran.Load() != 100 {
+		t.Errorf("Scope returned after %d of its body's 100 tasks ran", ran.Load())
 	}
 }
 
