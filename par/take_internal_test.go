@@ -255,73 +255,48 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 	}
 }
 
-// A task spawned by a running task is counted in that task, not in the
-// scope's one word (scope.go, "Counting"); the scope still waits for it.
-func TestSpawnsAreCountedInTheRunningTask(t *testing.T) {
-	p := NewPool(Workers(2))
-	defer p.Close()
-	var (
-		found       bool
-		open        int64 = -1
-		spawned     int64 = -1
-		pendingMore int64 = -1
-		childRan    atomic.Bool
-	)
-	release := make(chan struct{})
-	Scope(func(sp *Spawner) {
-		sp.Go(func() {
-			defer close(release)
+// A task spawned by a running task, or by the body (which runs as a task
+// of its seat), is counted in that task, plainly, not in the scope's one
+// word (scope.go, "Counting"); the scope still waits for it.
+func TestSpawnsAreCountedInTheSpawner(t *testing.T) {
+	for _, from := range []string{"body", "task"} {
+		p := NewPool(Workers(2))
+		var (
+			found                      bool
+			open, spawned, pendingMore int64 = -1, -1, -1
+			ran                        atomic.Int64
+		)
+		release := make(chan struct{})
+		spawn := func(sp *Spawner) {
+			defer close(release) // the children finish after the counts are read
 			up := seatOf(goroutineKey()).spawning
 			if found = up != nil && up.scope == &sp.scope; !found {
 				return
 			}
 			before := sp.pending.Load()
-			sp.Go(func() { <-release; childRan.Store(true) })
+			for range 3 {
+				sp.Go(func() { <-release; ran.Add(1) })
+			}
 			open, spawned, pendingMore = up.open.Load(), up.spawned, sp.pending.Load()-before
-		})
-	}, On(p))
-	if !found {
-		t.Fatal("a task running on a seat is not the seat's spawning task")
-	}
-	if open != 0 || spawned != 1 || pendingMore != 0 {
-		t.Errorf("after a task spawned one: its open is %d, want 0 (its end adds it), and spawned %d, want 1; the scope's pending grew by %d, want 0",
-			open, spawned, pendingMore)
-	}
-	if !childRan.Load() {
-		t.Error("Scope returned before the task's child finished")
-	}
-}
-
-// A scope's body on a seat runs as the seat's spawning task, so what it
-// spawns is counted in it, plainly, not in the scope's one word.
-func TestBodySpawnsAreCountedInTheBody(t *testing.T) {
-	p := NewPool(Workers(2))
-	defer p.Close()
-	var (
-		found       bool
-		spawned     int64 = -1
-		pendingMore int64 = -1
-		ran         atomic.Int64
-	)
-	Scope(func(sp *Spawner) {
-		body := seatOf(goroutineKey()).spawning
-		if found = body != nil && body.scope == &sp.scope; !found {
-			return
 		}
-		before := sp.pending.Load()
-		for range 100 {
-			sp.Go(func() { ran.Add(1) })
+		Scope(func(sp *Spawner) {
+			if from == "task" {
+				sp.Go(func() { spawn(sp) })
+			} else {
+				spawn(sp)
+			}
+		}, On(p))
+		p.Close()
+		if !found {
+			t.Fatalf("from the %s: the spawner is not its seat's spawning task", from)
 		}
-		spawned, pendingMore = body.spawned, sp.pending.Load()-before
-	}, On(p))
-	if !found {
-		t.Fatal("a scope's body on a seat is not the seat's spawning task")
-	}
-	if spawned != 100 || pendingMore != 0 {
-		t.Errorf("after the body spawned 100: its spawned is %d, want 100; the scope's pending grew by %d, want 0", spawned, pendingMore)
-	}
-	if ran.Load() != 100 {
-		t.Errorf("Scope returned after %d of its body's 100 tasks ran", ran.Load())
+		if open != 0 || spawned != 3 || pendingMore != 0 {
+			t.Errorf("from the %s, after 3 spawns: open %d, want 0 (the end adds them); spawned %d, want 3; the scope's pending grew by %d, want 0",
+				from, open, spawned, pendingMore)
+		}
+		if ran.Load() != 3 {
+			t.Errorf("from the %s: Scope returned after %d of the 3 tasks ran", from, ran.Load())
+		}
 	}
 }
 
