@@ -80,7 +80,7 @@ type WorkerStats struct {
 	// Splits counts ranges split in half to offer work.
 	Splits int64
 	// Busy is the time a worker spent running the tasks it took, added
-	// when it runs out of work and every 64 tasks, or the time the callers
+	// when it runs out of work and every 64 pieces, or the time the callers
 	// spent in their calls from outside the pool.
 	Busy time.Duration
 	// Idle is the time spent parked, waiting for work.

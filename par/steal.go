@@ -24,7 +24,8 @@ import (
 // prefer (if >= 0), then the workers in victim order, then the guest seats
 // held for this pool, then the cut points (offer.go). Each slot is tried
 // once, so nil means every deque looked empty (or, with tree != 0, held
-// nothing of tree) when tried, as the sleep protocol's re-check needs.
+// nothing of tree) when tried, as the sleep protocol's re-check needs; a
+// quiet slot (stop.go, unwinding) steals nothing.
 func (s *slot) steal(prefer int32, tree uint64) *task {
 	if s.quiet {
 		return nil

@@ -10,8 +10,8 @@ package par
 //     by a CAS on pe (fail), the first error under errMu (setErr); then
 //     stop.Store(true). An error, a panic or a Goexit also cancels the
 //     bodies' context (ForErr, MapErr, ScopeErr); a done context
-//     (errCtxDone) only stops the call. A panicking body stores stop before its stack is taken
-//     (catcher), so the others need not wait.
+//     (errCtxDone) only stops the call. A panicking body stores stop
+//     before its stack is taken (catcher), so the others need not wait.
 //  2. Every piece loads stop before each grain, and a body of one index
 //     (For, Map, ForErr, MapErr) before each index (job.run), where
 //     ForErr's bodies also look at their context. A blocking call's
