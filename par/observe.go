@@ -163,7 +163,7 @@ func snapshot(c *counters.Seat) WorkerStats {
 func (p *Pool) Stats() Stats {
 	l := p.init()
 	st := Stats{
-		Wall:    time.Duration(platform.Nanotime() - p.statsFrom.Load()),
+		Wall:    time.Duration(platform.TicksToNs(p.sinceReset(0))),
 		Callers: snapshot(&p.callerStats),
 	}
 	calls, busyNs := p.crowdCounts.Sum() // crowded calls: a piece each
@@ -194,5 +194,11 @@ func (p *Pool) ResetStats() {
 	}
 	p.callerStats.Reset()
 	p.crowdCounts.Reset()
-	p.statsFrom.Store(platform.Nanotime())
+	p.statsFrom.Store(platform.Ticks())
+}
+
+// sinceReset is the ticks from t0, or from the last ResetStats if later, to
+// now: a park or busy stretch under way at a reset counts from it.
+func (p *Pool) sinceReset(t0 int64) int64 {
+	return max(platform.Ticks()-max(t0, p.statsFrom.Load()), 0)
 }

@@ -39,7 +39,7 @@ type Pool struct {
 
 	nextResize atomic.Int64 // ticks at which the next GOMAXPROCS check is due
 	lastKick   atomic.Int64 // ticks of the last kick (offer.go)
-	statsFrom  atomic.Int64 // nanotime of the last ResetStats
+	statsFrom  atomic.Int64 // ticks (platform.Ticks) of the last ResetStats
 }
 
 // layout is the immutable description of the started workers. Resizing
@@ -76,7 +76,7 @@ func (p *Pool) init() *layout {
 		return l
 	}
 	if p.layout.CompareAndSwap(nil, &layout{}) {
-		p.statsFrom.CompareAndSwap(0, platform.Nanotime())
+		p.statsFrom.CompareAndSwap(0, platform.Ticks())
 	}
 	return p.layout.Load()
 }

@@ -175,3 +175,26 @@ func TestWorkerBusyPublishedWhenIdle(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// ResetStats restarts every worker's clocks: a worker parked since before
+// the reset, woken after it, counts its idle time from the reset, so no
+// worker shows more Busy or Idle time than the Wall since.
+//
+// Catches: a park (or busy stretch) under way at the reset counted whole.
+func TestResetStatsCutsParksUnderWay(t *testing.T) {
+	t.Parallel()
+	p := newPool(t, par.Workers(2))
+	par.For(64, func(int) { spin(2000) }, par.On(p)) // the workers have started
+	time.Sleep(200 * time.Millisecond)               // and parked
+	p.ResetStats()
+	for range 20 { // wake them: their parks end
+		par.For(64, func(int) { spin(2000) }, par.On(p))
+	}
+	time.Sleep(10 * time.Millisecond) // and park again, publishing their busy time
+	st := p.Stats()
+	for i, w := range st.Workers {
+		if w.Idle > st.Wall || w.Busy > st.Wall {
+			t.Errorf("worker %d: Idle %v, Busy %v, more than the %v since ResetStats", i, w.Idle, w.Busy, st.Wall)
+		}
+	}
+}
