@@ -45,25 +45,7 @@ func BenchmarkPublishedTrees(b *testing.B) {
 		if testing.Short() && tc.name == "T1" {
 			continue // one tree under -short
 		}
-		for _, impl := range []struct {
-			name  string
-			count func(n workloads.SHA1Node) int
-		}{
-			{"seq", func(n workloads.SHA1Node) int { return n.Count() }},
-			{"seq-x2", func(n workloads.SHA1Node) int { return bothSeq(n.Count) }},
-			{"seq-closures", treeSeqClosures},
-			{"seq-closures-x2", func(n workloads.SHA1Node) int { return bothSeq(func() int { return treeSeqClosures(n) }) }},
-			{"par.ReduceRange", treeReduceRange},
-			{"par.ReduceRangeOf", treeReduceRangeOf},
-			{"par.BothOf", func(n workloads.SHA1Node) int { return treeBothOf(kidSpan{n, 0, n.Kids()}) + 1 }},
-			{"par.Scope", treeScope},
-			{"par.For", func(n workloads.SHA1Node) int {
-				var c atomic.Int64
-				treeFor(n, &c)
-				return int(c.Load())
-			}},
-			{"wg-cutoff", func(n workloads.SHA1Node) int { return treeGoCutoff(n, tc.cut) }},
-		} {
+		for _, impl := range treeImpls(tc.cut) {
 			b.Run(fmt.Sprintf("tree=%s/impl=%s", tc.name, impl.name), func(b *testing.B) {
 				var pool *par.Pool
 				if impl.name[:3] == "par" {
@@ -78,6 +60,32 @@ func BenchmarkPublishedTrees(b *testing.B) {
 				m.stop()
 			})
 		}
+	}
+}
+
+// treeImpl is one way to count a tree's nodes.
+type treeImpl struct {
+	name  string
+	count func(n workloads.SHA1Node) int
+}
+
+// treeImpls are BenchmarkPublishedTrees's rows; cut is wg-cutoff's depth.
+func treeImpls(cut int32) []treeImpl {
+	return []treeImpl{
+		{"seq", func(n workloads.SHA1Node) int { return n.Count() }},
+		{"seq-x2", func(n workloads.SHA1Node) int { return bothSeq(n.Count) }},
+		{"seq-closures", treeSeqClosures},
+		{"seq-closures-x2", func(n workloads.SHA1Node) int { return bothSeq(func() int { return treeSeqClosures(n) }) }},
+		{"par.ReduceRange", treeReduceRange},
+		{"par.ReduceRangeOf", treeReduceRangeOf},
+		{"par.BothOf", func(n workloads.SHA1Node) int { return treeBothOf(kidSpan{n, 0, n.Kids()}) + 1 }},
+		{"par.Scope", treeScope},
+		{"par.For", func(n workloads.SHA1Node) int {
+			var c atomic.Int64
+			treeFor(n, &c)
+			return int(c.Load())
+		}},
+		{"wg-cutoff", func(n workloads.SHA1Node) int { return treeGoCutoff(n, cut) }},
 	}
 }
 

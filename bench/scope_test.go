@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,34 @@ func BenchmarkScopeSpawn(b *testing.B) {
 	if testing.Short() {
 		outer = 10
 	}
+	runs, check := scopeSpawnRuns(outer, inner)
+	for _, impl := range runs {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			var pl *par.Pool
+			if impl.name == "par.Scope" {
+				pl = par.Default()
+			}
+			m := start(b, pl)
+			for range b.N {
+				impl.run()
+				if err := check(); err != nil {
+					b.Fatalf("%s: %v", impl.name, err)
+				}
+			}
+			m.stop()
+		})
+	}
+}
+
+// namedRun is one row of a benchmark: a name and what it runs.
+type namedRun struct {
+	name string
+	run  func()
+}
+
+// scopeSpawnRuns are BenchmarkScopeSpawn's rows, and check, which reports
+// a body that did not run since the last check.
+func scopeSpawnRuns(outer, inner int) (runs []namedRun, check func() error) {
 	// Each body marks its own cache line of ran, checked after each run: a
 	// shared counter would cost every parallel row a contended atomic a
 	// body, and marks that share lines would cost a row more the more
@@ -39,10 +68,16 @@ func BenchmarkScopeSpawn(b *testing.B) {
 		}
 		ran[i].ran = true
 	}
-	for _, impl := range []struct {
-		name string
-		run  func()
-	}{
+	check = func() error {
+		for i := range ran {
+			if !ran[i].ran {
+				return fmt.Errorf("body %d did not run", i)
+			}
+			ran[i].ran = false
+		}
+		return nil
+	}
+	return []namedRun{
 		{"seq", func() {
 			for j := range outer {
 				for i := range inner {
@@ -139,25 +174,7 @@ func BenchmarkScopeSpawn(b *testing.B) {
 			outerWG.Wait()
 			p.Wait()
 		}},
-	} {
-		b.Run("impl="+impl.name, func(b *testing.B) {
-			var pl *par.Pool
-			if impl.name == "par.Scope" {
-				pl = par.Default()
-			}
-			m := start(b, pl)
-			for range b.N {
-				impl.run()
-				for i := range ran {
-					if !ran[i].ran {
-						b.Fatalf("%s: body %d did not run", impl.name, i)
-					}
-					ran[i].ran = false
-				}
-			}
-			m.stop()
-		})
-	}
+	}, check
 }
 
 // BenchmarkScopeTask is a scope task's cost over its body: a scope of 1,000

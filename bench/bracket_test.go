@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/parloop/parloop/bench/workloads"
+	"github.com/parloop/parloop/par"
+)
+
+// BenchmarkBracketed measures speedups over the sequential code on a
+// machine whose speed changes while it runs: each op runs seq, then each
+// row between two runs of seq, and a row's ratio in that op is work × seq /
+// row, seq the mean of the two runs around it. A ratio counts only when
+// those two runs differ by less than bracketDrift (a change of speed in
+// the middle would bias it either way); the metrics are each row's median
+// ratio over the ops that counted (<row>-x) and how many did (<row>-kept).
+// work is how many runs of seq a row's run does the work of: 2 for seq-x2
+// and seq-closures-x2, two sequential walks at once, whose ratios are the
+// ceilings of any form and of the closure form (see BenchmarkPublishedTrees).
+//
+// Rows: the published trees by the recommended form and the closure form,
+// with both ceilings; ScopeSpawn's scope and its bound with closures; the
+// crawl's scope. Run with -test.cpu 2 and -test.benchtime Nx, N the ops.
+func BenchmarkBracketed(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		root  workloads.SHA1Node
+		nodes int
+	}{
+		{"T1", workloads.UTST1(), workloads.UTST1Nodes},
+		{"T3", workloads.UTST3(), workloads.UTST3Nodes},
+	} {
+		impls := map[string]treeImpl{}
+		for _, im := range treeImpls(0) {
+			impls[im.name] = im
+		}
+		run := func(name string) func() {
+			count := impls[name].count
+			return func() {
+				if got := count(tc.root); got != tc.nodes {
+					b.Fatalf("%s %s: %d nodes, want %d", tc.name, name, got, tc.nodes)
+				}
+			}
+		}
+		b.Run("tree="+tc.name, func(b *testing.B) {
+			if testing.Short() {
+				b.Skip("a walk takes seconds")
+			}
+			bracket(b, run("seq"), []bracketRow{
+				{"seq-x2", 2, run("seq-x2")},
+				{"ReduceRangeOf", 1, run("par.ReduceRangeOf")},
+				{"seq-closures-x2", 2, run("seq-closures-x2")},
+				{"ReduceRange", 1, run("par.ReduceRange")},
+			})
+		})
+	}
+	b.Run("ScopeSpawn", func(b *testing.B) {
+		outer := 1000
+		if testing.Short() {
+			outer = 10
+		}
+		runs, check := scopeSpawnRuns(outer, 1000)
+		checked := func(name string) func() {
+			i := slices.IndexFunc(runs, func(r namedRun) bool { return r.name == name })
+			return func() {
+				runs[i].run()
+				if err := check(); err != nil {
+					b.Fatalf("%s: %v", name, err)
+				}
+			}
+		}
+		bracket(b, checked("seq"), []bracketRow{
+			{"bound-closures", 1, checked("bound-closures")},
+			{"Scope", 1, checked("par.Scope")},
+		})
+	})
+	b.Run("Crawl", func(b *testing.B) {
+		c := workloads.NewCrawl(200_000)
+		if testing.Short() {
+			c = workloads.NewCrawl(20_000)
+		}
+		want := c.Seq()
+		checked := func(name string, f func() int) func() {
+			return func() {
+				if got := f(); got != want {
+					b.Fatalf("%s reached %d nodes, want %d", name, got, want)
+				}
+			}
+		}
+		bracket(b, checked("seq", c.Seq), []bracketRow{
+			{"Scope", 1, checked("par.Scope", func() int { return crawlScope(c) })},
+		})
+	})
+}
+
+// bracketDrift is how much the two runs of seq around a row's run may
+// differ (as a fraction of the shorter) for the row's ratio to count.
+const bracketDrift = 0.05
+
+// bracketRow is a row of BenchmarkBracketed: its run does the work of
+// work runs of seq.
+type bracketRow struct {
+	name string
+	work float64
+	run  func()
+}
+
+// bracket runs b.N ops of seq and rows, each row between two runs of seq,
+// and reports each row's median ratio and count (see BenchmarkBracketed).
+func bracket(b *testing.B, seq func(), rows []bracketRow) {
+	warm(par.Default())
+	timed := func(f func()) float64 {
+		t0 := time.Now()
+		f()
+		return float64(time.Since(t0))
+	}
+	ratios := make([][]float64, len(rows))
+	b.ResetTimer()
+	for range b.N {
+		before := timed(seq)
+		for i, r := range rows {
+			t := timed(r.run)
+			after := timed(seq)
+			if max(before, after) <= (1+bracketDrift)*min(before, after) {
+				ratios[i] = append(ratios[i], r.work*(before+after)/2/t)
+			}
+			before = after
+		}
+	}
+	b.StopTimer()
+	for i, r := range rows {
+		med := 0.0
+		if rs := ratios[i]; len(rs) > 0 {
+			slices.Sort(rs)
+			med = (rs[(len(rs)-1)/2] + rs[len(rs)/2]) / 2
+		}
+		b.ReportMetric(med, r.name+"-x")
+		b.ReportMetric(float64(len(ratios[i])), r.name+"-kept")
+	}
+}
