@@ -163,7 +163,7 @@ func snapshot(c *counters.Seat) WorkerStats {
 func (p *Pool) Stats() Stats {
 	l := p.init()
 	st := Stats{
-		Wall:    time.Duration(platform.TicksToNs(p.sinceReset(0))),
+		Wall:    time.Duration(platform.TicksToNs(counters.Since(0, &p.statsFrom))),
 		Callers: snapshot(&p.callerStats),
 	}
 	calls, busyNs := p.crowdCounts.Sum() // crowded calls: a piece each
@@ -187,7 +187,8 @@ func (p *Pool) Stats() Stats {
 	return st
 }
 
-// ResetStats zeroes the pool's counters and restarts the wall clock.
+// ResetStats zeroes the pool's counters and restarts the wall clock; a
+// worker parked or busy at the reset counts its time from it.
 func (p *Pool) ResetStats() {
 	for _, s := range p.init().workers {
 		s.stats.Reset()
@@ -195,10 +196,4 @@ func (p *Pool) ResetStats() {
 	p.callerStats.Reset()
 	p.crowdCounts.Reset()
 	p.statsFrom.Store(platform.Ticks())
-}
-
-// sinceReset is the ticks from t0, or from the last ResetStats if later, to
-// now: a park or busy stretch under way at a reset counts from it.
-func (p *Pool) sinceReset(t0 int64) int64 {
-	return max(platform.Ticks()-max(t0, p.statsFrom.Load()), 0)
 }

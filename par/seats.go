@@ -34,6 +34,7 @@ package par
 // that many callers no throughput is lost.
 
 import (
+	"github.com/parloop/parloop/par/internal/counters"
 	"github.com/parloop/parloop/par/internal/gtable"
 	"github.com/parloop/parloop/par/internal/guests"
 	"github.com/parloop/parloop/par/internal/platform"
@@ -143,7 +144,7 @@ func acquireGuest(p *Pool, k uintptr) *slot {
 // releaseGuest frees seat s, held since tick t0, counting the time as the
 // callers' busy time. A released seat's deque is invisible to thieves, so
 // what is left in it (pieces split while its holder helped) runs first.
-func releaseGuest(s *slot, t0 int64) { releaseGuestBusy(s, s.pool.sinceReset(t0)) }
+func releaseGuest(s *slot, t0 int64) { releaseGuestBusy(s, counters.Since(t0, &s.pool.statsFrom)) }
 
 // releaseGuestBusy is releaseGuest with the busy ticks known.
 func releaseGuestBusy(s *slot, busy int64) {

@@ -7,6 +7,7 @@ package par
 import (
 	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/counters"
 	"github.com/parloop/parloop/par/internal/platform"
 	"github.com/parloop/parloop/par/internal/sleep"
 )
@@ -53,7 +54,7 @@ func (s *slot) retired() *task {
 // when a stretch ends and every 64 pieces, so Stats lags a worker by no more.
 func (s *slot) busy(running bool) {
 	if s.busySince != 0 && (!running || s.unflushedPieces >= 64) {
-		s.flushStats(s.pool.sinceReset(s.busySince))
+		s.flushStats(counters.Since(s.busySince, &s.pool.statsFrom))
 		s.busySince = 0
 	}
 	if running && s.busySince == 0 {
@@ -230,7 +231,7 @@ func (s *slot) park(done *atomic.Bool, tree uint64) (t *task, woken bool) {
 		s.dropBoxes()
 		t0 := platform.Ticks()
 		s.sleeper.Wait()
-		s.stats.IdleNs.Add(platform.TicksToNs(p.sinceReset(t0)))
+		s.stats.IdleNs.Add(platform.TicksToNs(counters.Since(t0, &p.statsFrom)))
 		kicked := s.sleeper.Kicked()
 		if woken = p.sleep.Unlist(&s.sleeper); woken || !kicked {
 			return nil, woken

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/parloop/parloop/par/internal/platform"
+
 	"golang.org/x/exp/stats"
 	"golang.org/x/sys/cpu"
 )
@@ -35,6 +37,13 @@ func (c *Seat) Reset() {
 	c.Splits.Store(0)
 	c.BusyNs.Store(0)
 	c.IdleNs.Store(0)
+}
+
+// Since is the ticks (platform.Ticks) from t0, or from *from if later, to
+// now: with from the ticks of the pool's last reset, a park or a busy
+// stretch under way at the reset counts from it.
+func Since(t0 int64, from *atomic.Int64) int64 {
+	return max(platform.Ticks()-max(t0, from.Load()), 0)
 }
 
 // Shards is the number of shards of Calls.
