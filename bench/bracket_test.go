@@ -28,16 +28,9 @@ import (
 // the crawl's scope, with two sequential crawls at once as its ceiling. Run with -test.cpu 2 and -test.benchtime Nx, N the ops;
 // at -test.cpu 1 the trees' rows are the two forms alone.
 func BenchmarkBracketed(b *testing.B) {
-	for _, tc := range []struct {
-		name  string
-		root  workloads.SHA1Node
-		nodes int
-	}{
-		{"T1", workloads.UTST1(), workloads.UTST1Nodes},
-		{"T3", workloads.UTST3(), workloads.UTST3Nodes},
-	} {
+	for _, tc := range publishedTrees {
 		impls := map[string]treeImpl{}
-		for _, im := range treeImpls(0) {
+		for _, im := range treeImpls(tc.cut) {
 			impls[im.name] = im
 		}
 		run := func(name string) func() {

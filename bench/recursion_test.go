@@ -33,15 +33,7 @@ import (
 //     the root (T3), then sequential, counts summed through a WaitGroup and
 //     an atomic.
 func BenchmarkPublishedTrees(b *testing.B) {
-	for _, tc := range []struct {
-		name  string
-		root  workloads.SHA1Node
-		nodes int
-		cut   int32
-	}{
-		{"T1", workloads.UTST1(), workloads.UTST1Nodes, 4},
-		{"T3", workloads.UTST3(), workloads.UTST3Nodes, 1},
-	} {
+	for _, tc := range publishedTrees {
 		if testing.Short() && tc.name == "T1" {
 			continue // one tree under -short
 		}
@@ -61,6 +53,18 @@ func BenchmarkPublishedTrees(b *testing.B) {
 			})
 		}
 	}
+}
+
+// publishedTrees are the trees of BenchmarkPublishedTrees and
+// BenchmarkBracketed; cut is wg-cutoff's depth.
+var publishedTrees = []struct {
+	name  string
+	root  workloads.SHA1Node
+	nodes int
+	cut   int32
+}{
+	{"T1", workloads.UTST1(), workloads.UTST1Nodes, 4},
+	{"T3", workloads.UTST3(), workloads.UTST3Nodes, 1},
 }
 
 // treeImpl is one way to count a tree's nodes.
