@@ -94,5 +94,9 @@ func rate() int64 {
 // NsToTicks converts a duration in ns to ticks.
 func NsToTicks(ns int64) int64 { return ns * rate() >> 10 }
 
-// TicksToNs converts a tick count to ns.
-func TicksToNs(t int64) int64 { return t << 10 / rate() }
+// TicksToNs converts a tick count to ns, without overflow for any count
+// of ticks since a pool started (a Stats' Wall months later).
+func TicksToNs(t int64) int64 {
+	r := rate()
+	return t/r<<10 + t%r<<10/r
+}

@@ -3,6 +3,7 @@ package platform
 import (
 	"sync"
 	"testing"
+	"time"
 )
 
 // Catches: a goroutine key that is not stable within a goroutine or not
@@ -40,6 +41,23 @@ func TestGoroutineKeys(t *testing.T) {
 				t.Errorf("%s: two live goroutines share key %x", name, k)
 			}
 			seen[k] = true
+		}
+	}
+}
+
+// TicksToNs keeps a year of ticks (at ten per ns) from overflowing, and
+// agrees with the plain formula where that does not overflow.
+func TestTicksToNsLongSpans(t *testing.T) {
+	year := int64(365 * 24 * time.Hour)
+	if ns := TicksToNs(NsToTicks(1) * year); ns < year/2 || ns > year*2 {
+		t.Errorf("TicksToNs of a year's ticks = %d ns, want about %d", ns, year)
+	}
+	if ns := TicksToNs(10 * year); ns <= 0 {
+		t.Errorf("TicksToNs(%d) = %d: overflowed", 10*year, ns)
+	}
+	for _, ticks := range []int64{0, 1, 999, 123456789, 1 << 40} {
+		if got, want := TicksToNs(ticks), ticks<<10/rate(); got != want {
+			t.Errorf("TicksToNs(%d) = %d, want %d", ticks, got, want)
 		}
 	}
 }
