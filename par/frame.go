@@ -256,7 +256,7 @@ func (f *frame[T]) end(s *slot, guest bool, t0 int64) (T, bool, *PanicError, err
 		if t1 < t0 { // the owner ran no grain (all stolen, or stopped at once)
 			t1 = platform.Ticks()
 		}
-		releaseGuestBusy(s, t1-t0)
+		releaseGuestBusy(s, max(t1-max(t0, s.pool.statsFrom.Load()), 0)) // from a later ResetStats
 	}
 	return v, have, pe, err
 }
