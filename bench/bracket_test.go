@@ -17,33 +17,34 @@ import (
 // row, seq the mean of the two runs around it. A ratio counts only when
 // those two runs differ by less than bracketDrift (a change of speed in
 // the middle would bias it either way); the metrics are each row's median
-// ratio over the ops that counted (<row>-x) and how many did (<row>-kept).
-// work is how many runs of seq a row's run does the work of: 2 for seq-x2
-// and seq-closures-x2, two sequential walks at once, whose ratios are the
-// ceilings of any form and of the closure form (see BenchmarkPublishedTrees).
+// ratio over the ops that counted (<row>-x) and how many did (<row>-kept),
+// and each op is logged. work is how many runs of seq a row's run does the
+// work of: 2 for a ceiling that runs two sequential runs at once.
 //
 // Rows: the published trees by the recommended form and the closure form,
-// with both ceilings; ScopeSpawn's scope and its bounds without and with
-// closures (bound, bound-closures: the loop's halves on two goroutines);
-// the crawl's scope, with two sequential crawls at once as its ceiling. Run with -test.cpu 2 and -test.benchtime Nx, N the ops;
-// at -test.cpu 1 the trees' rows are the two forms alone.
+// with both ceilings (seq-x2, seq-closures-x2; see BenchmarkPublishedTrees);
+// ScopeSpawn's scope and its bounds without and with closures (bound,
+// bound-closures: the loop's halves on two goroutines); the crawl's scope,
+// with two sequential crawls at once as its ceiling. Run with -test.cpu 2
+// and -test.benchtime Nx, N the ops; at -test.cpu 1 the trees' rows are the
+// two forms alone.
 func BenchmarkBracketed(b *testing.B) {
 	for _, tc := range publishedTrees {
-		impls := map[string]treeImpl{}
-		for _, im := range treeImpls(tc.cut) {
-			impls[im.name] = im
-		}
-		run := func(name string) func() {
-			count := impls[name].count
-			return func() {
-				if got := count(tc.root); got != tc.nodes {
-					b.Fatalf("%s %s: %d nodes, want %d", tc.name, name, got, tc.nodes)
-				}
-			}
-		}
 		b.Run("tree="+tc.name, func(b *testing.B) {
 			if testing.Short() {
 				b.Skip("a walk takes seconds")
+			}
+			impls := map[string]treeImpl{}
+			for _, im := range treeImpls(tc.cut) {
+				impls[im.name] = im
+			}
+			run := func(name string) func() {
+				count := impls[name].count
+				return func() {
+					if got := count(tc.root); got != tc.nodes {
+						b.Fatalf("%s %s: %d nodes, want %d", tc.name, name, got, tc.nodes)
+					}
+				}
 			}
 			rows := []bracketRow{
 				{"seq-x2", 2, run("seq-x2")},
