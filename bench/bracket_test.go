@@ -128,11 +128,13 @@ func bracket(b *testing.B, seq func(), rows []bracketRow) {
 		for i, r := range rows {
 			t := timed(r.run)
 			after := timed(seq)
-			ratio, kept := r.work*(before+after)/2/t, max(before, after) <= (1+bracketDrift)*min(before, after)
-			if kept {
+			ratio, note := r.work*(before+after)/2/t, ""
+			if max(before, after) <= (1+bracketDrift)*min(before, after) {
 				ratios[i] = append(ratios[i], ratio)
+			} else {
+				note = ", dropped"
 			}
-			line += fmt.Sprintf(", %s %.0f ms (%.3f×%s), seq %.0f ms", r.name, t/1e6, ratio, map[bool]string{false: ", dropped"}[kept], after/1e6)
+			line += fmt.Sprintf(", %s %.0f ms (%.3f×%s), seq %.0f ms", r.name, t/1e6, ratio, note, after/1e6)
 			before = after
 		}
 		b.Log(line)
