@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/parloop/parloop/par/internal/counters"
 	"github.com/parloop/parloop/par/internal/grain"
 	"github.com/parloop/parloop/par/internal/platform"
 	"github.com/parloop/parloop/par/internal/tracing"
@@ -256,7 +257,7 @@ func (f *frame[T]) end(s *slot, guest bool, t0 int64) (T, bool, *PanicError, err
 		if t1 < t0 { // the owner ran no grain (all stolen, or stopped at once)
 			t1 = platform.Ticks()
 		}
-		releaseGuestBusy(s, max(t1-max(t0, s.pool.statsFrom.Load()), 0)) // from a later ResetStats
+		releaseGuestBusy(s, counters.Between(t0, t1, &s.pool.statsFrom))
 	}
 	return v, have, pe, err
 }

@@ -252,27 +252,22 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 			}
 		}
 	}
-	if up == nil {
-		if sc.pending.Add(1) == 1 {
-			sc.pending.Add(-1)
-			panic("par: " + verb + ".Go called after its scope returned, or on a " + verb + " no scope made")
-		}
-	} else {
-		up.spawned++ // up runs on this goroutine (see above)
+	if up == nil && sc.pending.Add(1) == 1 {
+		sc.pending.Add(-1)
+		panic("par: " + verb + ".Go called after its scope returned, or on a " + verb + " no scope made")
 	}
 	if sc.stopped(sc.done) {
-		if up != nil {
-			up.open.Add(-1) // not its last: up has not ended
-		} else {
+		if up == nil {
 			sc.finish()
 		}
 		return
 	}
-	if s != nil {
+	if s != nil { // up, if any, runs on s
 		t := s.newTask()
 		t.kind, t.scope, t.fn, t.efn, t.up, t.level = taskSpawn, sc, fn, efn, up, 0
 		if up != nil {
 			t.level = up.level + 1
+			up.spawned++ // up runs on this goroutine (see above)
 		}
 		s.stamp(t, platform.ProfLabel())
 		if !s.tasks.Push(t, s.pool.solo.Load()) { // private, the fast path, if P2 allows

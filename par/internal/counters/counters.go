@@ -39,12 +39,13 @@ func (c *Seat) Reset() {
 	c.IdleNs.Store(0)
 }
 
-// Since is the ticks (platform.Ticks) from t0, or from *from if later, to
-// now: with from the ticks of the pool's last reset, a park or a busy
+// Since is Between t0 and now.
+func Since(t0 int64, from *atomic.Int64) int64 { return Between(t0, platform.Ticks(), from) }
+
+// Between is the ticks (platform.Ticks) from t0, or from *from if later,
+// to t1: with from the ticks of the pool's last reset, a park or a busy
 // stretch under way at the reset counts from it.
-func Since(t0 int64, from *atomic.Int64) int64 {
-	return max(platform.Ticks()-max(t0, from.Load()), 0)
-}
+func Between(t0, t1 int64, from *atomic.Int64) int64 { return max(t1-max(t0, from.Load()), 0) }
 
 // Shards is the number of shards of Calls.
 const Shards = 16
