@@ -29,7 +29,10 @@
 //     graph, draining a channel: what a WaitGroup with a goroutine per task
 //     does): Scope, whose tasks call Go to spawn more, or ScopeErr for tasks
 //     that fail. Tasks run on the pool with no goroutine each, or with
-//     Blocking(limit) on at most limit goroutines for the whole scope.
+//     Blocking(limit) on at most limit goroutines for the whole scope. When
+//     every task calls one function on an argument (a node of a crawl or a
+//     walk), ScopeOf passes the argument instead of a closure, and spawns
+//     allocate nothing.
 //
 // Every verb takes options last: On(p) runs the call on pool p; Grain(n)
 // bounds the iterations between checks for demand from below (never

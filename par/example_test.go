@@ -228,6 +228,26 @@ func ExampleScope() {
 	// Output: 1061
 }
 
+// A graph searched from node 0 with ScopeOf: each task visits a node and
+// spawns a task for each neighbour it is the first to see, passing the node
+// to the one task function instead of a closure per task.
+func ExampleScopeOf() {
+	edges := [][]int{0: {1, 2}, 1: {3}, 2: {3, 4}, 3: {0, 5}, 4: {5}, 5: {}}
+	seen := make([]atomic.Bool, len(edges))
+	var reached atomic.Int64
+	seen[0].Store(true)
+	par.ScopeOf(func(s *par.SpawnerOf[int]) { s.Go(0) }, func(s *par.SpawnerOf[int], v int) {
+		reached.Add(1)
+		for _, w := range edges[v] {
+			if seen[w].CompareAndSwap(false, true) {
+				s.Go(w)
+			}
+		}
+	})
+	fmt.Println(reached.Load())
+	// Output: 6
+}
+
 // ScopeErr stops at the first error: tasks not yet started do not start,
 // and the error is returned once the running ones have returned.
 func ExampleScopeErr() {

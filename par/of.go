@@ -62,14 +62,14 @@ type ofTag[Box any] struct{}
 
 func (ofTag[Box]) Run(unsafe.Pointer) { panic("par: an Of call's box run as a fork") }
 
-// takeBox returns a box of type Box for a call on the calling goroutine's
-// seat s, and the task that keeps it (nil without a seat: a new box).
-func takeBox[Box any](s *slot) (*task, *Box) {
+// takeBox returns a box of type Box, run by r, for a call or a spawn on
+// the calling goroutine's seat s, and the task that keeps it (nil without a
+// seat: a new box).
+func takeBox[Box any](s *slot, r box.Runner) (*task, *Box) {
 	if s == nil {
 		return nil, new(Box)
 	}
 	t := s.newTask()
-	var r box.Runner = ofTag[Box]{}
 	if t.box != nil && box.Same(t.run, r) {
 		return t, (*Box)(t.box)
 	}
@@ -122,7 +122,7 @@ func forOfBoxed[A any](s *slot, from, n int, arg A, body func(arg A, i int), opt
 		return
 	}
 	sp.seat, sp.looked, sp.from = s, true, from
-	t, bx := takeBox[forOfBox[A]](s)
+	t, bx := takeBox[forOfBox[A]](s, ofTag[forOfBox[A]]{})
 	defer giveBox(t)
 	bx.body, bx.arg = body, arg
 	run(&sp, &job[none]{of: bx}, n)
@@ -176,7 +176,7 @@ func reduceRangeOfBoxed[A, T any](s *slot, from, n int, arg A, head, identity T,
 		return identity
 	}
 	sp.seat, sp.looked, sp.from = s, true, from
-	t, bx := takeBox[reduceOfBox[A, T]](s)
+	t, bx := takeBox[reduceOfBox[A, T]](s, ofTag[reduceOfBox[A, T]]{})
 	defer giveBox(t)
 	bx.leaf, bx.arg = leaf, arg
 	var out T

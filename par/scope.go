@@ -48,7 +48,10 @@ package par
 //     pool is closed or every guest seat is held); and for a Go from a
 //     goroutine that has no seat on the pool.
 // Either way a task is queued, not run by Go: a chain of tasks each
-// spawning the next runs in constant stack.
+// spawning the next runs in constant stack. A ScopeOf's task on a seat
+// holds its spawner and argument in a box instead of a function (of.go's
+// boxes: the task keeps it on the free list for the next spawn of its
+// type); in the scope's queue it is a closure.
 //
 // Waking the owner: wakeOwner stores wake, then posts a token to the
 // owner's seat (or to ch without one). The owner clears wake, runs what is
@@ -67,6 +70,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/parloop/parloop/par/internal/budget"
 	"github.com/parloop/parloop/par/internal/platform"
@@ -108,7 +112,10 @@ func Scope(body func(s *Spawner), opts ...Option) {
 // Go spawns a task that calls f. It panics if f is nil, or if the Scope
 // that made s has returned.
 func (s *Spawner) Go(f func()) {
-	s.spawn("Spawner", f, nil)
+	if f == nil {
+		panic("par: Spawner.Go called with a nil function")
+	}
+	spawn[struct{}](&s.scope, "Spawner", f, nil, nil, struct{}{})
 }
 
 // ScopeErr is Scope for tasks that may fail: the first error a task or
@@ -141,7 +148,55 @@ func ScopeErr(ctx context.Context, body func(ctx context.Context, s *ErrSpawner)
 // Go spawns a task that calls f; its error stops the scope (see ScopeErr).
 // It panics if f is nil, or if the ScopeErr that made s has returned.
 func (s *ErrSpawner) Go(f func() error) {
-	s.spawn("ErrSpawner", nil, f)
+	if f == nil {
+		panic("par: ErrSpawner.Go called with a nil function")
+	}
+	spawn[struct{}](&s.scope, "ErrSpawner", nil, f, nil, struct{}{})
+}
+
+// SpawnerOf spawns the tasks of a ScopeOf: each calls the scope's task
+// function on the argument given to Go.
+type SpawnerOf[A any] struct {
+	scope
+	task func(s *SpawnerOf[A], arg A)
+}
+
+// ScopeOf is Scope for tasks that all call one function, task, on an
+// argument: s.Go(arg) spawns task(s, arg). A task keeps arg in place of the
+// closure that Scope's Go would take, so that spawning allocates nothing
+// once the pool's tasks have their boxes (as ForOf's do), where a closure
+// per task is an allocation that also brings the collector round sooner.
+// It is the form for a worklist: a crawl spawning each node it finds, a
+// walk spawning each child. Except for how tasks are given, ScopeOf is
+// Scope, with the same guarantees and options; with Blocking, or without a
+// seat on the pool, each task is queued as a closure.
+func ScopeOf[A any](body func(s *SpawnerOf[A]), task func(s *SpawnerOf[A], arg A), opts ...Option) {
+	mustBody("ScopeOf", "body", body == nil)
+	mustBody("ScopeOf", "task", task == nil)
+	sp, _ := makeSpec("ScopeOf", scopeOptions, opts, 0)
+	s := &SpawnerOf[A]{task: task}
+	runScope(&sp, &s.scope, func() { body(s) }, nil)
+}
+
+// Go spawns a task that calls the scope's task function on arg. It panics
+// if the ScopeOf that made s has returned.
+func (s *SpawnerOf[A]) Go(arg A) {
+	spawn(&s.scope, "SpawnerOf", nil, nil, s, arg)
+}
+
+// spawnOfBox is the box of a ScopeOf's task (see call), kept by the task
+// for the next spawn of its type (of.go's takeBox).
+type spawnOfBox[A any] struct {
+	s   *SpawnerOf[A]
+	arg A
+}
+
+// spawnOfRunner runs a *spawnOfBox[A].
+type spawnOfRunner[A any] struct{}
+
+func (spawnOfRunner[A]) Run(p unsafe.Pointer) {
+	b := (*spawnOfBox[A])(p)
+	b.s.task(b.s, b.arg)
 }
 
 // scope is a Scope's state, shared by its owner and its tasks.
@@ -231,14 +286,13 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 	}
 }
 
-// spawn queues a task for one of fn and efn (see above); verb names the
+// spawn queues a task (see above) for one of fn and efn or, if of is not
+// nil, for of's task function on arg, which the task keeps in a box (see
+// call); Spawner and ErrSpawner call it with A struct{}. verb names the
 // caller's type in its panic.
-func (sc *scope) spawn(verb string, fn func(), efn func() error) {
+func spawn[A any](sc *scope, verb string, fn func(), efn func() error, of *SpawnerOf[A], arg A) {
 	var s *slot  // the seat it goes on; nil: the queue
 	var up *task // the running task it is counted in; nil: pending
-	if fn == nil && efn == nil {
-		panic("par: " + verb + ".Go called with a nil function")
-	}
 	if sc.pool != nil {
 		k := platform.GoroutineKey()
 		if s = sc.owner; k != sc.ownerKey || s.visiting != nil {
@@ -263,8 +317,16 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 		return
 	}
 	if s != nil { // up, if any, runs on s
-		t := s.newTask()
-		t.kind, t.scope, t.fn, t.efn, t.up, t.level = taskSpawn, sc, fn, efn, up, 0
+		var t *task
+		if of == nil {
+			t = s.newTask()
+			t.fn, t.efn = fn, efn
+		} else {
+			var bx *spawnOfBox[A]
+			t, bx = takeBox[spawnOfBox[A]](s, spawnOfRunner[A]{})
+			bx.s, bx.arg = of, arg
+		}
+		t.kind, t.scope, t.up, t.level = taskSpawn, sc, up, 0
 		if up != nil {
 			t.level = up.level + 1
 			up.spawned++ // up runs on this goroutine (see above)
@@ -274,6 +336,9 @@ func (sc *scope) spawn(verb string, fn func(), efn func() error) {
 			s.pushFork(t)
 		}
 		return
+	}
+	if of != nil {
+		fn = func() { of.task(of, arg) }
 	}
 	sc.mu.Lock()
 	sc.queue = append(sc.queue, queued{fn, efn})
@@ -292,7 +357,7 @@ func (s *slot) runSpawned(t *task) {
 	sc, below := t.scope, s.spawning
 	s.spawning = t
 	if !sc.stopped(sc.done) {
-		sc.call(t.fn, t.efn, func(pe *PanicError) {
+		sc.call(t.fn, t.efn, t, func(pe *PanicError) {
 			sc.fail(pe, sc.cancel)
 			if pe.goexit { // runSpawned does not go on: what follows the call, here
 				s.spawning = below
@@ -342,22 +407,28 @@ func (s *slot) doneTask(t *task) {
 // it finished.
 func (sc *scope) run(fn func(), efn func() error) {
 	if !sc.stopped(sc.done) {
-		sc.call(fn, efn, sc.failed)
+		sc.call(fn, efn, nil, sc.failed)
 	}
 	sc.finish()
 }
 
 // call calls one of fn and efn, recording efn's error as the scope's
-// failure, and hands a panic or Goexit to failed, which records it and, for
-// a Goexit, which goes on past the caller, does what the caller would have
+// failure, or, if both are nil, the function in t's box (a ScopeOf's
+// task); it hands a panic or Goexit to failed, which records it and, for a
+// Goexit, which goes on past the caller, does what the caller would have
 // done after the call.
-func (sc *scope) call(fn func(), efn func() error, failed func(*PanicError)) {
+func (sc *scope) call(fn func(), efn func() error, t *task, failed func(*PanicError)) {
 	c := catcher{lo: -1, hi: -1}
 	defer c.catch(&sc.stop, failed)
-	if fn != nil {
+	switch {
+	case fn != nil:
 		fn()
-	} else if err := efn(); err != nil {
-		sc.setErr(err, sc.cancel)
+	case efn != nil:
+		if err := efn(); err != nil {
+			sc.setErr(err, sc.cancel)
+		}
+	default:
+		t.run.Run(t.box)
 	}
 	c.returned = true
 }

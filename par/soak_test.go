@@ -279,8 +279,8 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 	}
 	seed := r.Uint64()
 	nest := depth < 3 && r.IntN(3) == 0
-	kind := r.IntN(17)
-	if kind >= 15 {
+	kind := r.IntN(18)
+	if kind >= 16 {
 		kind = 7 // Invoke, three times as often as each other verb
 	}
 	if kind >= 7 { // forks and scopes: their functions nest more often, as recursive code's do
@@ -552,6 +552,23 @@ func (sk *soak) op(r *rand.Rand, depth int, pool *par.Pool, f fault) (desc strin
 			if want := n * (n - 1) / 2; a+b != want {
 				sk.fail("JoinOf over %d: got %d, want %d", n, a+b, want)
 			}
+			return nil
+		})
+	case 15:
+		if r.IntN(4) == 0 {
+			opts = []par.Option{par.Blocking(1 + r.IntN(8))}
+		}
+		run("ScopeOf", func() error {
+			// Case 10's tasks, each given its range instead of capturing it.
+			par.ScopeOf(func(s *par.SpawnerOf[soakSpan]) { s.Go(soakSpan{0, n}) },
+				func(s *par.SpawnerOf[soakSpan], sp soakSpan) {
+					for sp.hi-sp.lo > 4 {
+						mid := sp.lo + (sp.hi-sp.lo)/2
+						s.Go(soakSpan{mid, sp.hi})
+						sp.hi = mid
+					}
+					soakRange(body, sp.lo, sp.hi)
+				}, opts...)
 			return nil
 		})
 	default:
