@@ -1,5 +1,5 @@
 // Command graphsearch searches a generated graph of a million nodes from
-// one node, doing some work at every node it reaches, with par.Scope and a
+// one node, doing some work at every node it reaches, with par.ScopeOf and a
 // concurrent visited set, and checks that it finds what a sequential
 // search finds. It is the shape of a crawl: the work is discovered as it
 // is done, so there is no loop to split, only tasks that spawn tasks.
@@ -21,7 +21,7 @@
 //
 // Strategies (-strategy, a comma-separated list, or all):
 //
-//	scope       par.Scope: a task follows a path, and spawns a task for
+//	scope       par.ScopeOf: a task follows a path, and spawns a task for
 //	            every other neighbour it reaches first (the default)
 //	sequential  a worklist (a stack) and a plain bitset, on one goroutine
 //	goroutines  a goroutine per node reached first and a WaitGroup

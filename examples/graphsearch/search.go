@@ -17,7 +17,7 @@ type strategy struct {
 }
 
 var strategies = []strategy{
-	{"scope", searchScope, "par.Scope: a task per path, spawning a task for each other node it reaches first; a concurrent visited set"},
+	{"scope", searchScope, "par.ScopeOf: a task per path, spawning a task for each other node it reaches first; a concurrent visited set"},
 	{"sequential", searchSequential, "a worklist (a stack) on one goroutine, a plain visited set"},
 	{"goroutines", searchGoroutines, "a goroutine per newly reached node and a WaitGroup, a concurrent visited set"},
 }
@@ -82,32 +82,29 @@ func (c *counters) load() Result {
 // set visits it. A task visits its node, spawns a task for each neighbour
 // it claims but the last, and goes on with that one itself, so a path
 // through the graph is one task and not a task per node; it adds what it
-// found to the shared counters once, when it ends.
+// found to the shared counters once, when it ends. ScopeOf passes each task
+// its node, so a spawn makes no closure.
 func searchScope(pool *par.Pool, g *Graph, src int32, rounds int) Result {
 	seen := newAtomicBitset(g.Len())
 	seen.add(src)
 	var total counters
-	par.Scope(func(s *par.Spawner) {
-		var visit func(v int32)
-		visit = func(v int32) {
-			var r Result
-			first := v
-			for v >= 0 {
-				r.add(g.Key(v, rounds))
-				next := int32(-1)
-				for _, u := range g.Neighbours(v) {
-					if seen.add(u) {
-						if w := next; w >= 0 {
-							s.Go(func() { visit(w) })
-						}
-						next = u
+	par.ScopeOf(func(s *par.SpawnerOf[int32]) { s.Go(src) }, func(s *par.SpawnerOf[int32], v int32) {
+		var r Result
+		first := v
+		for v >= 0 {
+			r.add(g.Key(v, rounds))
+			next := int32(-1)
+			for _, u := range g.Neighbours(v) {
+				if seen.add(u) {
+					if next >= 0 {
+						s.Go(next)
 					}
+					next = u
 				}
-				v = next
 			}
-			total.add(first, r)
+			v = next
 		}
-		visit(src)
+		total.add(first, r)
 	}, par.On(pool))
 	return total.load()
 }
