@@ -23,9 +23,9 @@ import (
 //
 // Rows: the published trees by the recommended form and the closure form,
 // with both ceilings (seq-x2, seq-closures-x2; see BenchmarkPublishedTrees);
-// ScopeSpawn's scope and its bounds without and with closures (bound,
-// bound-closures: the loop's halves on two goroutines); the crawl's scope,
-// with two sequential crawls at once as its ceiling. Run with -test.cpu 2
+// ScopeSpawn's scopes (Scope, ScopeOf) and their bounds without and with
+// closures (bound, bound-closures: the loop's halves on two goroutines);
+// the crawl's scopes, with two sequential crawls at once as their ceiling. Run with -test.cpu 2
 // and -test.benchtime Nx, N the ops; at -test.cpu 1 the trees' rows are the
 // two forms alone.
 func BenchmarkBracketed(b *testing.B) {
@@ -77,6 +77,7 @@ func BenchmarkBracketed(b *testing.B) {
 			{"bound", 1, checked("bound")},
 			{"bound-closures", 1, checked("bound-closures")},
 			{"Scope", 1, checked("par.Scope")},
+			{"ScopeOf", 1, checked("par.ScopeOf")},
 		})
 	})
 	b.Run("Crawl", func(b *testing.B) {
@@ -95,6 +96,7 @@ func BenchmarkBracketed(b *testing.B) {
 		bracket(b, checked("seq", c.Seq), []bracketRow{
 			{"seq-x2", 2, checked("seq-x2", func() int { return bothSeq(c.Seq) })},
 			{"Scope", 1, checked("par.Scope", func() int { return crawlScope(c) })},
+			{"ScopeOf", 1, checked("par.ScopeOf", func() int { return crawlScopeOf(c) })},
 		})
 	})
 }

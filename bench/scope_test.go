@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,7 +29,7 @@ func BenchmarkScopeSpawn(b *testing.B) {
 	for _, impl := range runs {
 		b.Run("impl="+impl.name, func(b *testing.B) {
 			var pl *par.Pool
-			if impl.name == "par.Scope" {
+			if strings.HasPrefix(impl.name, "par.") {
 				pl = par.Default()
 			}
 			m := start(b, pl)
@@ -132,6 +133,23 @@ func scopeSpawnRuns(outer, inner int) (runs []namedRun, check func() error) {
 				}
 			})
 		}},
+		{"par.ScopeOf", func() {
+			// An argument k >= 0 is body k's task; -1-j is outer task j.
+			par.ScopeOf(func(s *par.SpawnerOf[int]) {
+				for j := range outer {
+					s.Go(-1 - j)
+				}
+			}, func(s *par.SpawnerOf[int], k int) {
+				if k >= 0 {
+					body(k)
+					return
+				}
+				j := -1 - k
+				for i := range inner {
+					s.Go(j*inner + i)
+				}
+			})
+		}},
 		{"wg-go", func() {
 			var wg sync.WaitGroup
 			for j := range outer {
@@ -208,6 +226,19 @@ func BenchmarkScopeTask(b *testing.B) {
 		m.stop()
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*tasks), "ns/task")
 	})
+	b.Run("impl=par.ScopeOf", func(b *testing.B) {
+		task := func(_ *par.SpawnerOf[struct{}], _ struct{}) { f() }
+		m := start(b, p)
+		for range b.N {
+			par.ScopeOf(func(s *par.SpawnerOf[struct{}]) {
+				for range tasks {
+					s.Go(struct{}{})
+				}
+			}, task, par.On(p))
+		}
+		m.stop()
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*tasks), "ns/task")
+	})
 }
 
 // BenchmarkCrawl searches a graph of 200,000 nodes whose links are found by
@@ -228,6 +259,7 @@ func BenchmarkCrawl(b *testing.B) {
 	}{
 		{"seq", c.Seq},
 		{"par.Scope", func() int { return crawlScope(c) }},
+		{"par.ScopeOf", func() int { return crawlScopeOf(c) }},
 		{"wg-go", func() int { return crawlGo(c) }},
 		{"par.For-nested", func() int { return crawlFor(c) }},
 	} {
@@ -254,30 +286,48 @@ func crawlScope(c *workloads.Crawl) int {
 	par.Scope(func(s *par.Spawner) {
 		var visit func(v int32)
 		visit = func(v int32) {
-			var buf [8]int32
-			n := int64(0)
-			for {
-				n++
-				next := int32(-1)
-				for _, w := range c.Visit(v, buf[:0]) {
-					if !seen[w].Load() && seen[w].CompareAndSwap(false, true) {
-						if next < 0 {
-							next = w // go on with one, spawn the others
-						} else {
-							s.Go(func() { visit(w) })
-						}
-					}
-				}
-				if next < 0 {
-					break
-				}
-				v = next
-			}
-			reached.Add(n)
+			reached.Add(crawlChain(c, seen, v, func(w int32) { s.Go(func() { visit(w) }) }))
 		}
 		visit(0)
 	})
 	return int(reached.Load())
+}
+
+// crawlScopeOf is crawlScope with the node passed to ScopeOf's task instead
+// of captured by a closure per task.
+func crawlScopeOf(c *workloads.Crawl) int {
+	seen := make([]atomic.Bool, c.N)
+	seen[0].Store(true)
+	var reached atomic.Int64
+	par.ScopeOf(func(s *par.SpawnerOf[int32]) { s.Go(0) }, func(s *par.SpawnerOf[int32], v int32) {
+		reached.Add(crawlChain(c, seen, v, s.Go))
+	})
+	return int(reached.Load())
+}
+
+// crawlChain visits v and goes on with one newly seen neighbour of each
+// node it visits, spawning the others; it returns how many nodes it
+// visited.
+func crawlChain(c *workloads.Crawl, seen []atomic.Bool, v int32, spawn func(w int32)) int64 {
+	var buf [8]int32
+	n := int64(0)
+	for {
+		n++
+		next := int32(-1)
+		for _, w := range c.Visit(v, buf[:0]) {
+			if !seen[w].Load() && seen[w].CompareAndSwap(false, true) {
+				if next < 0 {
+					next = w // go on with one, spawn the others
+				} else {
+					spawn(w)
+				}
+			}
+		}
+		if next < 0 {
+			return n
+		}
+		v = next
+	}
 }
 
 func crawlGo(c *workloads.Crawl) int {
