@@ -189,7 +189,7 @@ func finishFork(s *slot, t *task, w *slot) {
 }
 
 // freeFork recycles a fork's task after its thief ran it, clearing only
-// what a thief sets; the box stays (dropBoxes).
+// what a thief sets; the box stays (clearBoxes).
 func (s *slot) freeFork(t *task) {
 	t.done.Store(false)
 	t.thief.Store(0)

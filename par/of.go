@@ -62,6 +62,8 @@ type ofTag[Box any] struct{}
 
 func (ofTag[Box]) Run(unsafe.Pointer) { panic("par: an Of call's box run as a fork") }
 
+func (ofTag[Box]) Clear(p unsafe.Pointer) { *(*Box)(p) = *new(Box) }
+
 // takeBox returns a box of type Box, run by r, for a call or a spawn on
 // the calling goroutine's seat s, and the task that keeps it (nil without a
 // seat: a new box).

@@ -199,6 +199,8 @@ func (spawnOfRunner[A]) Run(p unsafe.Pointer) {
 	b.s.task(b.s, b.arg)
 }
 
+func (spawnOfRunner[A]) Clear(p unsafe.Pointer) { *(*spawnOfBox[A])(p) = spawnOfBox[A]{} }
+
 // scope is a Scope's state, shared by its owner and its tasks.
 type scope struct {
 	pending  atomic.Int64   // the body and the tasks not yet finished (see above)

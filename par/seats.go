@@ -166,7 +166,7 @@ func runLeftovers(s *slot) {
 // freeSeat gives seat s back, adding busy ticks to the callers' busy time.
 func freeSeat(s *slot, busy int64) {
 	s.flushStats(busy)
-	s.dropBoxes()
+	s.clearBoxes()
 	s.tree = 0
 	if s.host != nil {
 		s.host.visiting, s.host = nil, nil

@@ -278,15 +278,16 @@ func (s *slot) freeTask(t *task) {
 	home.free.PushRemote(t, &t.rnext)
 }
 
-// dropBoxes lets the GC have the boxes free fork tasks keep (fork.go), with
-// their g and argument, and the tasks beyond freelist.Keep, which it hands
-// over as a spare list, and which a grown private stack may point to;
-// called when the slot goes idle (a park, a guest leaving its seat).
-func (s *slot) dropBoxes() {
+// clearBoxes lets the GC have what the boxes of free tasks hold (fork.go,
+// of.go, scope.go: functions, arguments, results), keeping the boxes for
+// the next call, and the tasks beyond freelist.Keep, which it hands over
+// as a spare list, and which a grown private stack may point to; called
+// when the slot goes idle (a park, a guest leaving its seat).
+func (s *slot) clearBoxes() {
 	s.tasks.Trim() // a private stack grown at parallelism 1
 	for _, t := range s.free.Kept() {
 		if t.box != nil {
-			t.run, t.box = nil, nil
+			t.run.Clear(t.box)
 		}
 	}
 	// The spares keep their boxes, untouched: spareTasks lets the GC have

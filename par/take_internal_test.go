@@ -238,7 +238,7 @@ func TestPrivateStackAndFreeListGrowForBursts(t *testing.T) {
 	if s.tasks.Oldest(splitdeque.Max + 1)[splitdeque.Max] == nil {
 		t.Fatal("the burst left nothing beyond the private stack's capacity: nothing for idle to clear")
 	}
-	s.dropBoxes()
+	s.clearBoxes()
 	if s.tasks.Oldest(splitdeque.Max + 1)[splitdeque.Max] != nil {
 		t.Fatal("idle left the grown private stack's entries set")
 	}
@@ -384,5 +384,28 @@ func TestForkUnwindingRunsGUnderItsTree(t *testing.T) {
 	}
 	if !quietInG {
 		t.Error("g ran inline while its fork unwinds, and its slot could steal")
+	}
+}
+
+// Idle clears what the boxes of free tasks hold, for the GC, and keeps the
+// boxes, so that the next call or spawn of the same type allocates none.
+func TestIdleClearsBoxesAndKeepsThem(t *testing.T) {
+	p := NewPool(Workers(1))
+	defer p.Close()
+	p.ensureStarted()
+	s := newSlot(p, 0, true)
+	sp := &SpawnerOf[*int]{task: func(*SpawnerOf[*int], *int) {}}
+	tk, bx := takeBox[spawnOfBox[*int]](s, spawnOfRunner[*int]{})
+	bx.s, bx.arg = sp, new(int)
+	s.freeTask(tk)
+	s.clearBoxes()
+	if tk.box != unsafe.Pointer(bx) {
+		t.Fatal("idle dropped a free task's box")
+	}
+	if bx.s != nil || bx.arg != nil {
+		t.Fatalf("idle left the box holding %+v", *bx)
+	}
+	if again, bx2 := takeBox[spawnOfBox[*int]](s, spawnOfRunner[*int]{}); again != tk || bx2 != bx {
+		t.Fatal("the next spawn of the box's type did not take the kept box")
 	}
 }

@@ -228,7 +228,7 @@ func (s *slot) park(done *atomic.Bool, tree uint64) (t *task, woken bool) {
 		if t != nil || (done != nil && done.Load()) || (s.worker && p.closed.Load()) || (done == nil && s.retiring()) {
 			return t, p.sleep.Unlist(&s.sleeper)
 		}
-		s.dropBoxes()
+		s.clearBoxes()
 		t0 := platform.Ticks()
 		s.sleeper.Wait()
 		s.stats.IdleNs.Add(platform.TicksToNs(counters.Since(t0, &p.statsFrom)))

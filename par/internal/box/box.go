@@ -14,8 +14,13 @@ package box
 import "unsafe"
 
 // A Runner runs the function in the box p points to, leaving its result
-// there. Its implementations are zero-size, and each runs one type of box.
-type Runner interface{ Run(p unsafe.Pointer) }
+// there, and clears a box of its type for the GC (a task keeps its box
+// while idle, cleared). Its implementations are zero-size, and each runs
+// one type of box.
+type Runner interface {
+	Run(p unsafe.Pointer)
+	Clear(p unsafe.Pointer)
+}
 
 // Fork is a fork task's box: G (or GV, for a g with no result), its
 // argument and G's result.
@@ -34,6 +39,9 @@ func (ForkRunner[Y, B]) Run(p unsafe.Pointer) {
 	bx := (*Fork[Y, B])(p)
 	bx.Result = Call(bx.G, bx.GV, bx.Arg)
 }
+
+// Clear zeroes the box: its functions, argument and result.
+func (ForkRunner[Y, B]) Clear(p unsafe.Pointer) { *(*Fork[Y, B])(p) = Fork[Y, B]{} }
 
 // Call returns g(y); or calls gv(y), a g with no result; or returns y()
 // when both are nil and y is a func() B (par.Both's g: a thunk made in Both

@@ -30,7 +30,17 @@ func TestCall(t *testing.T) {
 
 type otherRunner struct{}
 
-func (otherRunner) Run(unsafe.Pointer) {}
+func (otherRunner) Run(unsafe.Pointer)   {}
+func (otherRunner) Clear(unsafe.Pointer) {}
+
+// Clear leaves nothing for the GC to keep: functions, argument and result.
+func TestForkRunnerClear(t *testing.T) {
+	bx := &Fork[*int, *string]{G: func(*int) *string { return nil }, GV: func(*int) {}, Arg: new(int), Result: new(string)}
+	ForkRunner[*int, *string]{}.Clear(unsafe.Pointer(bx))
+	if bx.G != nil || bx.GV != nil || bx.Arg != nil || bx.Result != nil {
+		t.Errorf("Clear left %+v", *bx)
+	}
+}
 
 func TestSame(t *testing.T) {
 	a, b := Runner(ForkRunner[int, int]{}), Runner(ForkRunner[int, int]{})
