@@ -18,8 +18,10 @@ import (
 // each spawn 1,000 (the shape of dynamic parallelism): seq runs the
 // same bodies in a loop, and bound runs its two halves on two goroutines at
 // once (the most two workers can do), bound-closures the same with a
-// closure made for each body, as the spawns make them; the peers are a goroutine per task with a
-// WaitGroup, errgroup with SetLimit(GOMAXPROCS), and conc's pool.
+// closure made for each body, as Scope's spawns make them; par.ScopeOf
+// spawns the bodies' indices instead of closures; the peers are a goroutine
+// per task with a WaitGroup, errgroup with SetLimit(GOMAXPROCS), and conc's
+// pool.
 func BenchmarkScopeSpawn(b *testing.B) {
 	outer, inner := 1000, 1000
 	if testing.Short() {
@@ -197,7 +199,8 @@ func scopeSpawnRuns(outer, inner int) (runs []namedRun, check func() error) {
 
 // BenchmarkScopeTask is a scope task's cost over its body: a scope of 1,000
 // tasks whose body adds one, at parallelism 1 (ns/task), against the same
-// 1,000 calls in a loop.
+// 1,000 calls in a loop; par.Scope spawns one closure made once, par.ScopeOf
+// an empty argument.
 func BenchmarkScopeTask(b *testing.B) {
 	const tasks = 1000
 	var count atomic.Int64
@@ -244,7 +247,7 @@ func BenchmarkScopeTask(b *testing.B) {
 // BenchmarkCrawl searches a graph of 200,000 nodes whose links are found by
 // visiting a node (workloads.Crawl: about half a microsecond each), with a
 // visited set: seq is a worklist; par.Scope spawns a task per newly seen
-// node; wg-go starts a goroutine per node; par.For-nested runs a nested For
+// node, and par.ScopeOf the node itself; wg-go starts a goroutine per node; par.For-nested runs a nested For
 // over each node's new neighbours (the shape that nests as deep as the
 // search goes).
 func BenchmarkCrawl(b *testing.B) {
