@@ -49,7 +49,8 @@ func (e *PanicError) Unwrap() error {
 }
 
 // Catching panics and Goexit. Every place that runs a user's function
-// defers a catcher's catch (fork.go's unwind aside, the only recover), and
+// defers a catcher's catch (the only recover, but for fork.go's unwind and
+// scope.go's runSpawned, whose deferred ends recover themselves), and
 // the call's caller re-raises what it caught once every running body has
 // returned (raise): a panic's value wrapped once in a *PanicError, or
 // runtime.Goexit, which cannot be stopped: the deferred function does what

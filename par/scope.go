@@ -9,10 +9,12 @@ package par
 // touches. Each such task subtracts 1 from the task's open when it has
 // finished, and the task's end adds spawned, leaving in open those not
 // finished: before the end, open has only gone down from 0, so no finish
-// can see 0 there. A task that spawns k makes k+1 atomics for them, one
-// that spawns none makes none. Any other task (spawned from the body, from
-// a loop's body on a seat running no task of the scope, or from a
-// goroutine with no seat) is counted in the scope's pending, with the body
+// can see 0 there. A task that spawns k makes up to k+1 atomics for them,
+// one that spawns none makes none; fewer when a seat runs siblings one
+// after another (runSpawned), whose subtractions it makes as one, at the
+// end of the run. Any other task (spawned from the body, from a loop's
+// body on a seat running no task of the scope, or from a goroutine with
+// no seat) is counted in the scope's pending, with the body
 // (1 from the start; on a seat, the body runs as a task, so what it spawns
 // there is counted in it), and so is every task spawned by one maxCountLevel
 // counts up from pending (level), so that a chain of tasks each spawning
@@ -21,8 +23,8 @@ package par
 // come too late: the spawning task is still running on the spawner's
 // stack, and has not made its end's addition. A task is done when it has
 // returned and counted none, or when its open drops to 0 after its end;
-// whoever finds it done frees it and subtracts 1 from the count above it,
-// and whoever brings pending to 0 wakes the owner (the scope's caller).
+// whoever finds it done frees it and subtracts 1 from the count above it
+// (a run of siblings, their number at once: later, never sooner), and whoever brings pending to 0 wakes the owner (the scope's caller).
 // The owner returns once it sees 0: every task's subtraction comes after
 // everything the task did, each count's last subtraction comes after all
 // the others on it and before its own from the count above, and the
@@ -115,7 +117,7 @@ func (s *Spawner) Go(f func()) {
 	if f == nil {
 		panic("par: Spawner.Go called with a nil function")
 	}
-	spawn[struct{}](&s.scope, "Spawner", f, nil, nil, struct{}{})
+	spawn[struct{}](&s.scope, f, nil, nil, struct{}{})
 }
 
 // ScopeErr is Scope for tasks that may fail: the first error a task or
@@ -151,7 +153,7 @@ func (s *ErrSpawner) Go(f func() error) {
 	if f == nil {
 		panic("par: ErrSpawner.Go called with a nil function")
 	}
-	spawn[struct{}](&s.scope, "ErrSpawner", nil, f, nil, struct{}{})
+	spawn[struct{}](&s.scope, nil, f, nil, struct{}{})
 }
 
 // SpawnerOf spawns the tasks of a ScopeOf: each calls the scope's task
@@ -181,7 +183,7 @@ func ScopeOf[A any](body func(s *SpawnerOf[A]), task func(s *SpawnerOf[A], arg A
 // Go spawns a task that calls the scope's task function on arg. It panics
 // if the ScopeOf that made s has returned.
 func (s *SpawnerOf[A]) Go(arg A) {
-	spawn(&s.scope, "SpawnerOf", nil, nil, s, arg)
+	spawn(&s.scope, nil, nil, s, arg)
 }
 
 // spawnOfBox is the box of a ScopeOf's task (see call), kept by the task
@@ -292,7 +294,7 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 // nil, for of's task function on arg, which the task keeps in a box (see
 // call); Spawner and ErrSpawner call it with A struct{}. verb names the
 // caller's type in its panic.
-func spawn[A any](sc *scope, verb string, fn func(), efn func() error, of *SpawnerOf[A], arg A) {
+func spawn[A any](sc *scope, fn func(), efn func() error, of *SpawnerOf[A], arg A) {
 	var s *slot  // the seat it goes on; nil: the queue
 	var up *task // the running task it is counted in; nil: pending
 	if sc.pool != nil {
@@ -310,6 +312,12 @@ func spawn[A any](sc *scope, verb string, fn func(), efn func() error, of *Spawn
 	}
 	if up == nil && sc.pending.Add(1) == 1 {
 		sc.pending.Add(-1)
+		verb := "Spawner"
+		if efn != nil {
+			verb = "ErrSpawner"
+		} else if of != nil {
+			verb = "SpawnerOf"
+		}
 		panic("par: " + verb + ".Go called after its scope returned, or on a " + verb + " no scope made")
 	}
 	if sc.stopped(sc.done) {
@@ -353,22 +361,51 @@ func spawn[A any](sc *scope, verb string, fn func(), efn func() error, of *Spawn
 }
 
 // runSpawned runs a spawned task taken from a deque, as s's spawning task
-// while it runs, then counts it finished.
+// while it runs, then counts it finished; then, while the newest task on
+// s's private stack is a sibling of the one it ran (counted in the same
+// count, under the same call tree and labels), it takes that and does the
+// same. Siblings finished in such a run subtract from the count above them
+// once, at the run's end (pay): a subtraction made later, never one made
+// too early. The deferred function is that end whichever way a task's
+// function left, returning, panicking or calling Goexit; like fork.go's
+// unwind, it recovers itself, one deferred call for the run where a
+// catcher would add two a task.
 func (s *slot) runSpawned(t *task) {
-	s.unflushedPieces++
-	sc, below := t.scope, s.spawning
-	s.spawning = t
-	if !sc.stopped(sc.done) {
-		sc.call(t.fn, t.efn, t, func(pe *PanicError) {
-			sc.fail(pe, sc.cancel)
-			if pe.goexit { // runSpawned does not go on: what follows the call, here
-				s.spawning = below
-				s.endTask(t)
+	sc, up, below := t.scope, t.up, s.spawning
+	var owed int64 // siblings done here, not yet subtracted from the count above
+	defer func() {
+		if t != nil { // t's function panicked or called Goexit: recorded, and t ends as any task
+			sc.stop.Store(true) // before the stack is taken (catcher.catch)
+			sc.fail(recovered(recover(), -1, -1), sc.cancel)
+			owed += s.endTask(t)
+		}
+		s.spawning = below
+		s.pay(sc, up, owed)
+	}()
+	for {
+		s.unflushedPieces++
+		s.spawning = t
+		if !sc.stopped(sc.done) {
+			switch {
+			case t.fn != nil:
+				t.fn()
+			case t.efn != nil:
+				if err := t.efn(); err != nil {
+					sc.setErr(err, sc.cancel)
+				}
+			default:
+				t.run.Run(t.box)
 			}
-		})
+		}
+		owed += s.endTask(t)
+		x := s.tasks.Newest()
+		if x == nil || x.kind != taskSpawn || x.up != up || x.scope != sc || x.labels != t.labels ||
+			x.tree.Load() != s.tree || !s.tasks.TakeNewest(x) {
+			t = nil
+			return
+		}
+		t = x
 	}
-	s.spawning = below
-	s.endTask(t)
 }
 
 // maxCountLevel bounds how many tasks counted each in the one before can
@@ -376,32 +413,35 @@ func (s *slot) runSpawned(t *task) {
 // the scope's pending, and starts a new run of levels (see above).
 const maxCountLevel = 63
 
-// endTask counts t's own run finished: the task is done if it counted no
-// task, or once its open drops to 0 (see above).
-func (s *slot) endTask(t *task) {
+// endTask counts t's own run finished. If t is done, it counted no task,
+// or its open dropped to 0 (see above), endTask frees it and returns 1,
+// the subtraction from the count above it that its caller owes; else 0.
+func (s *slot) endTask(t *task) int64 {
 	if t.spawned == 0 || t.open.Add(t.spawned) == 0 {
-		s.doneTask(t)
+		t.up, t.spawned = nil, 0
+		s.freeTask(t)
+		return 1
 	}
+	return 0
 }
 
-// doneTask frees t, whose count is 0, and subtracts 1 from the count above
-// it, going on up while that brings a count to 0 (see above).
-func (s *slot) doneTask(t *task) {
-	for {
-		sc, up := t.scope, t.up
-		if up != nil {
-			t.up = nil
-		}
+// pay subtracts n finished tasks from the count they were counted in, up's
+// open or (up nil) the scope's pending, going on up while that brings a
+// count to 0: that task is done too, and is freed and subtracted from the
+// count above it (see above).
+func (s *slot) pay(sc *scope, up *task, n int64) {
+	if n == 0 {
+		return
+	}
+	for up != nil && up.open.Add(-n) == 0 {
+		t := up
+		up, n = t.up, 1
+		t.up = nil
 		t.spawned = 0
 		s.freeTask(t)
-		if up == nil {
-			sc.finish()
-			return
-		}
-		if up.open.Add(-1) != 0 {
-			return
-		}
-		t = up
+	}
+	if up == nil && sc.pending.Add(-n) == 0 {
+		sc.wakeOwner()
 	}
 }
 
@@ -409,28 +449,22 @@ func (s *slot) doneTask(t *task) {
 // it finished.
 func (sc *scope) run(fn func(), efn func() error) {
 	if !sc.stopped(sc.done) {
-		sc.call(fn, efn, nil, sc.failed)
+		sc.call(fn, efn, sc.failed)
 	}
 	sc.finish()
 }
 
 // call calls one of fn and efn, recording efn's error as the scope's
-// failure, or, if both are nil, the function in t's box (a ScopeOf's
-// task); it hands a panic or Goexit to failed, which records it and, for a
-// Goexit, which goes on past the caller, does what the caller would have
+// failure; it hands a panic or Goexit to failed, which records it and, for
+// a Goexit, which goes on past the caller, does what the caller would have
 // done after the call.
-func (sc *scope) call(fn func(), efn func() error, t *task, failed func(*PanicError)) {
+func (sc *scope) call(fn func(), efn func() error, failed func(*PanicError)) {
 	c := catcher{lo: -1, hi: -1}
 	defer c.catch(&sc.stop, failed)
-	switch {
-	case fn != nil:
+	if fn != nil {
 		fn()
-	case efn != nil:
-		if err := efn(); err != nil {
-			sc.setErr(err, sc.cancel)
-		}
-	default:
-		t.run.Run(t.box)
+	} else if err := efn(); err != nil {
+		sc.setErr(err, sc.cancel)
 	}
 	c.returned = true
 }

@@ -143,6 +143,15 @@ func (d *Deque[T]) PopPrivate() (t *T, k int) {
 	return t, 0
 }
 
+// Newest returns the owner's newest task if it is private, else nil,
+// without popping it.
+func (d *Deque[T]) Newest() *T {
+	if d.n == 0 {
+		return nil
+	}
+	return d.priv[d.n-1]
+}
+
 // TakeNewest pops t and reports true if t is the newest task, private, and
 // no thief asked for more: a fork's fast way to take back its task.
 func (d *Deque[T]) TakeNewest(t *T) bool {

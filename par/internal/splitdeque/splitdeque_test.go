@@ -173,13 +173,19 @@ func TestRules(t *testing.T) {
 }
 
 // TestTakeNewest: a fork takes back its item only while it is the newest,
-// private one and no thief asked.
+// private one and no thief asked; Newest shows that item without taking it.
 func TestTakeNewest(t *testing.T) {
 	d := newDeque()
 	x := items(3)
 	push(d, x[0], false) // public
+	if d.Newest() != nil {
+		t.Fatal("Newest returned a public item")
+	}
 	push(d, x[1], false)
 	push(d, x[2], false)
+	if d.Newest() != x[2] || d.Private() != 2 {
+		t.Fatalf("Newest = %v with %d private, want item 2 with 2", d.Newest(), d.Private())
+	}
 	if d.TakeNewest(x[1]) {
 		t.Fatal("took an item that is not the newest")
 	}
