@@ -76,6 +76,54 @@ func TestLabelsFollowTheCall(t *testing.T) {
 	}
 }
 
+// Catches: a scope's task running under labels other than those its Go
+// was called under: a seat runs siblings one after another under the first
+// one's labels (runSpawned), so a sibling spawned under other labels must
+// end the run. Tasks spawned with and without labels alternate, from the
+// body and from tasks, on one worker and on four.
+func TestScopeTasksKeepTheirLabels(t *testing.T) {
+	for _, workers := range []int{1, 4} {
+		p := NewPool(Workers(workers))
+		var wrong, ran atomic.Int32
+		task := func(want unsafe.Pointer) func() {
+			return func() {
+				if getProfLabel() != want {
+					wrong.Add(1)
+				}
+				ran.Add(1)
+			}
+		}
+		spawn := func(s *Spawner, i int) {
+			if i%3 == 0 {
+				pprof.Do(context.Background(), pprof.Labels("task", "odd"), func(context.Context) {
+					s.Go(task(getProfLabel()))
+				})
+				return
+			}
+			s.Go(task(getProfLabel()))
+		}
+		Scope(func(s *Spawner) {
+			for i := range 300 {
+				spawn(s, i)
+			}
+			for range 10 {
+				s.Go(func() {
+					for i := range 30 {
+						spawn(s, i)
+					}
+				})
+			}
+		}, On(p))
+		p.Close()
+		if r := ran.Load(); r != 600 {
+			t.Fatalf("%d workers: %d tasks ran, want 600", workers, r)
+		}
+		if w := wrong.Load(); w != 0 {
+			t.Errorf("%d workers: %d tasks ran under labels other than their Go's", workers, w)
+		}
+	}
+}
+
 // Catches: a label set costing an allocation per call or per piece.
 func TestLabelsAllocateNothing(t *testing.T) {
 	p := NewPool(Workers(2))

@@ -342,7 +342,7 @@ func spawn[A any](sc *scope, fn func(), efn func() error, of *SpawnerOf[A], arg 
 			up.spawned++ // up runs on this goroutine (see above)
 		}
 		s.stamp(t, platform.ProfLabel())
-		if !s.tasks.Push(t, s.pool.solo.Load()) { // private, the fast path, if P2 allows
+		if !s.tasks.Push(t, s.pool.solo.Load(), !s.pool.exp.NoSpawnGrow) { // private, the fast path, if P2 allows
 			s.pushFork(t)
 		}
 		return
@@ -371,7 +371,7 @@ func spawn[A any](sc *scope, fn func(), efn func() error, of *SpawnerOf[A], arg 
 // unwind, it recovers itself, one deferred call for the run where a
 // catcher would add two a task.
 func (s *slot) runSpawned(t *task) {
-	sc, up, below := t.scope, t.up, s.spawning
+	sc, up, below, labels := t.scope, t.up, s.spawning, t.labels
 	var owed int64 // siblings done here, not yet subtracted from the count above
 	defer func() {
 		if t != nil { // t's function panicked or called Goexit: recorded, and t ends as any task
@@ -397,9 +397,9 @@ func (s *slot) runSpawned(t *task) {
 				t.run.Run(t.box)
 			}
 		}
-		owed += s.endTask(t)
+		owed += s.endTask(t) // t may be freed: not read again
 		x := s.tasks.Newest()
-		if x == nil || x.kind != taskSpawn || x.up != up || x.scope != sc || x.labels != t.labels ||
+		if x == nil || x.kind != taskSpawn || x.up != up || x.scope != sc || x.labels != labels ||
 			x.tree.Load() != s.tree || !s.tasks.TakeNewest(x) {
 			t = nil
 			return

@@ -103,10 +103,13 @@ func (s *slot) flushStats(busy int64) {
 
 // pushFork pushes a fork's task t, or a spawned one (scope.go), that the
 // fast path (s.tasks.Push, inlined where t is made) did not keep private,
-// and shares what the split deque says to.
+// and shares what the split deque says to. A spawned task grows the
+// private stack past splitdeque.Max at any parallelism: a scope's burst
+// of spawns stays private, where sibling runs (runSpawned) take it, until
+// a thief asks (docs/DESIGN.md).
 func (s *slot) pushFork(t *task) {
 	for {
-		k, pushed := s.tasks.PushShare(t, s.pool.solo.Load())
+		k, pushed := s.tasks.PushShare(t, s.pool.solo.Load(), t.kind == taskSpawn && !s.pool.exp.NoSpawnGrow)
 		if k > 0 {
 			s.share(k)
 		}

@@ -24,6 +24,7 @@ type Set struct {
 	NoPlainNested bool                  // nested calls are framed even where the slot offers work (par/route.go)
 	NoCrowd       bool                  // calls are never crowded (par/plain.go)
 	NoSaturation  bool                  // the Ps are never taken to be saturated (par/pool.go)
+	NoSpawnGrow   bool                  // a spawn onto a full private stack shares half, as a fork does (par/slot.go)
 
 	SpinForever bool // tests only: idle workers spin instead of parking
 }
@@ -41,6 +42,7 @@ var settings = map[string]func(*Set){
 	"plainnested=off": func(e *Set) { e.NoPlainNested = true },
 	"crowds=off":      func(e *Set) { e.NoCrowd = true },
 	"saturation=off":  func(e *Set) { e.NoSaturation = true },
+	"spawngrow=off":   func(e *Set) { e.NoSpawnGrow = true },
 
 	"backoff=on": func(*Set) {}, "threads=unlocked": func(*Set) {}, // the defaults, by name
 	"spinners=half": func(*Set) {}, "kicks=on": func(*Set) {},

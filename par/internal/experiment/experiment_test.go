@@ -22,6 +22,7 @@ func TestEverySettingSetsItsField(t *testing.T) {
 		"plainnested=off":  {NoPlainNested: true},
 		"crowds=off":       {NoCrowd: true},
 		"saturation=off":   {NoSaturation: true},
+		"spawngrow=off":    {NoSpawnGrow: true},
 		"backoff=on":       {},
 		"threads=unlocked": {},
 		"spinners=half":    {},

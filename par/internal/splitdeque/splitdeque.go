@@ -52,11 +52,12 @@ import (
 
 // Max is the private stack's capacity; a push that finds it full shares
 // the oldest half first, except at parallelism 1, where nobody would take
-// them: the stack grows instead (until the owner goes idle, [Deque.Trim]),
-// so that a burst of spawns, or forks nested deeper than Max, never pays
-// for the deque's fences. (Above parallelism 1, sharing the oldest half
-// hands thieves the biggest pieces before they ask: growing there made
-// quicksort 6% slower, docs/DESIGN.md.)
+// them, and for a push that asks to grow (a scope's spawn, in par): the
+// stack grows instead (until the owner goes idle, [Deque.Trim]), so that a
+// burst of spawns, or forks nested deeper than Max at parallelism 1, never
+// pays for the deque's fences. (For forks above parallelism 1, sharing the
+// oldest half hands thieves the biggest pieces before they ask: growing
+// there made quicksort 6% slower, docs/DESIGN.md.)
 const Max = 32
 
 // A Deque is one owner's tasks: a public work-stealing deque, which
@@ -66,7 +67,7 @@ const Max = 32
 type Deque[T any] struct {
 	pub *deque.Deque[T]
 
-	// The private stack (Max long, longer at parallelism 1), oldest first:
+	// The private stack (Max long, longer once grown), oldest first:
 	// priv[:n] are its tasks.
 	priv []*T
 	n    int
@@ -86,11 +87,12 @@ func (d *Deque[T]) Public() *deque.Deque[T] { return d.pub }
 
 // Push pushes t, the owner's newest task, privately (the fast path) and
 // reports true when P2 allows: thieves have a task of d's, or parallelism
-// is 1 (solo). Else it pushes nothing and reports false: the owner then
-// pushes t with [Deque.PushShare].
-func (d *Deque[T]) Push(t *T, solo bool) bool {
+// is 1 (solo), and the private stack has room (past Max only for a t that
+// may grow it, grow, or at parallelism 1). Else it pushes nothing and
+// reports false: the owner then pushes t with [Deque.PushShare].
+func (d *Deque[T]) Push(t *T, solo, grow bool) bool {
 	n := d.n
-	if n >= len(d.priv) || d.want.Load() || !solo && d.pub.Empty() {
+	if n >= len(d.priv) || n >= Max && !solo && !grow || d.want.Load() || !solo && d.pub.Empty() {
 		return false
 	}
 	if d.priv[n] != t { // a recycled task at the same depth: no store, no write barrier
@@ -103,16 +105,16 @@ func (d *Deque[T]) Push(t *T, solo bool) bool {
 // PushShare is Push's slow path, for a push that must share. It pushes t
 // privately and returns k, how many of the oldest private tasks the owner
 // must now share for P2 (all of them, t alone, when nothing else was
-// private), and pushed true. When the private stack is full it grows at
-// parallelism 1 (solo); above it, it pushes nothing and returns the oldest
-// half as k and pushed false: the owner shares them and calls PushShare
-// again.
-func (d *Deque[T]) PushShare(t *T, solo bool) (k int, pushed bool) {
+// private), and pushed true. When the private stack holds Max tasks it
+// grows for a t that may grow it (grow), and for any at parallelism 1
+// (solo); otherwise it pushes nothing and returns the oldest half as k and
+// pushed false: the owner shares them and calls PushShare again.
+func (d *Deque[T]) PushShare(t *T, solo, grow bool) (k int, pushed bool) {
 	n := d.n
+	if n >= Max && !solo && !grow {
+		return n / 2, false
+	}
 	if n == len(d.priv) {
-		if !solo {
-			return n / 2, false
-		}
 		d.priv = append(d.priv, nil)
 		d.priv = d.priv[:cap(d.priv)]
 	}

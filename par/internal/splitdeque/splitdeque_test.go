@@ -34,12 +34,16 @@ func share(d *Deque[item], k int) {
 }
 
 // push is the owner's push, as par's fork and pushFork make it.
-func push(d *Deque[item], x *item, solo bool) {
-	if d.Push(x, solo) {
+func push(d *Deque[item], x *item, solo bool) { pushGrow(d, x, solo, false) }
+
+// pushGrow is push for a task that grows the private stack when full (a
+// spawned task's, in par), whatever the parallelism.
+func pushGrow(d *Deque[item], x *item, solo, grow bool) {
+	if d.Push(x, solo, grow) {
 		return
 	}
 	for {
-		k, pushed := d.PushShare(x, solo)
+		k, pushed := d.PushShare(x, solo, grow)
 		if k > 0 {
 			share(d, k)
 		}
@@ -114,7 +118,7 @@ func TestRules(t *testing.T) {
 	if pub, priv := state(d); pub != 1 || priv != 0 {
 		t.Fatalf("first push: public %d, private %d; want 1, 0", pub, priv)
 	}
-	if d.Push(b, false) != true || d.Push(c, false) != true { // thieves have a already
+	if d.Push(b, false, false) != true || d.Push(c, false, false) != true { // thieves have a already
 		t.Fatal("a push with a public item and no ask did not stay private")
 	}
 	if pub, priv := state(d); pub != 1 || priv != 2 {
@@ -124,7 +128,7 @@ func TestRules(t *testing.T) {
 	if !d.Asked() || d.Offers() {
 		t.Fatalf("after Ask: Asked %v, Offers %v; want true, false", d.Asked(), d.Offers())
 	}
-	if d.Push(e, false) {
+	if d.Push(e, false, false) {
 		t.Fatal("a push after an ask stayed private")
 	}
 	push(d, e, false)
@@ -270,15 +274,37 @@ func TestFull(t *testing.T) {
 	if pub, priv := state(d); pub != 1 || priv != Max {
 		t.Fatalf("before: public %d, private %d; want 1, %d", pub, priv, Max)
 	}
-	if d.Push(x[Max+1], false) {
+	if d.Push(x[Max+1], false, false) {
 		t.Fatal("a push onto a full private stack stayed private")
 	}
-	if k, pushed := d.PushShare(x[Max+1], false); k != Max/2 || pushed {
+	if k, pushed := d.PushShare(x[Max+1], false, false); k != Max/2 || pushed {
 		t.Fatalf("PushShare on a full stack = %d, %v; want %d, false", k, pushed, Max/2)
 	}
 	push(d, x[Max+1], false)
 	if pub, priv := state(d); pub != 1+Max/2 || priv != Max/2+1 {
 		t.Fatalf("after: public %d, private %d; want %d, %d", pub, priv, 1+Max/2, Max/2+1)
+	}
+	check(t, d, x)
+}
+
+// TestFullGrow: above parallelism 1 a push that may grow finds the private
+// stack full and grows it, thieves still seeing the oldest item (P2); an
+// ask then shares half of what is private at the next push.
+func TestFullGrow(t *testing.T) {
+	d := newDeque()
+	x := items(3*Max + 2)
+	for i, y := range x[:3*Max+1] {
+		pushGrow(d, y, false, true) // the first is public, the rest private
+		check(t, d, x[:i+1])
+	}
+	if pub, priv := state(d); pub != 1 || priv != 3*Max {
+		t.Fatalf("before the ask: public %d, private %d; want 1, %d", pub, priv, 3*Max)
+	}
+	d.Ask()
+	pushGrow(d, x[3*Max+1], false, true)
+	if pub, priv := state(d); pub != 1+(3*Max+2)/2 || priv != 3*Max+1-(3*Max+2)/2 || d.Asked() {
+		t.Fatalf("after the ask: public %d, private %d, asked %v; want %d, %d, false",
+			pub, priv, d.Asked(), 1+(3*Max+2)/2, 3*Max+1-(3*Max+2)/2)
 	}
 	check(t, d, x)
 }
@@ -314,7 +340,7 @@ func TestModel(t *testing.T) {
 				x := &item{id: next}
 				next++
 				wasEmpty, asked := d.Public().Len() == 0, d.Asked()
-				push(d, x, solo)
+				pushGrow(d, x, solo, r.IntN(2) == 0)
 				model = append(model, x)
 				if (asked || (wasEmpty && !solo)) && d.Public().Len() == 0 {
 					t.Fatalf("seed %d: a push that had to share left the public deque empty", seed)
@@ -388,7 +414,7 @@ func TestConcurrent(t *testing.T) {
 		if r.IntN(8) == 0 {
 			pushPublic(d, x[i])
 		} else {
-			push(d, x[i], false)
+			pushGrow(d, x[i], false, r.IntN(2) == 0)
 		}
 		for r.IntN(3) == 0 {
 			if y := pop(d); y != nil {
