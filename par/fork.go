@@ -66,7 +66,7 @@ func fork[Y, A, B any](s *slot, f func() A, g func(Y) B, gv func(Y), y Y) (A, B)
 	if t.waiter != s { // a recycled task usually has it already: no write barrier
 		t.waiter = s
 	}
-	if !s.tasks.Push(t, s.pool.solo.Load(), false) { // private, the fast path, if P2 allows
+	if !s.tasks.Push(t, s.pool.solo.Load()) { // private, the fast path, if P2 allows
 		s.pushFork(t)
 	}
 	fs := forkState{s: s, t: t}

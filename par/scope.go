@@ -342,7 +342,7 @@ func spawn[A any](sc *scope, fn func(), efn func() error, of *SpawnerOf[A], arg 
 			up.spawned++ // up runs on this goroutine (see above)
 		}
 		s.stamp(t, platform.ProfLabel())
-		if !s.tasks.Push(t, s.pool.solo.Load(), !s.pool.exp.NoSpawnGrow) { // private, the fast path, if P2 allows
+		if !s.tasks.Push(t, s.pool.solo.Load()) { // private, the fast path, if P2 allows
 			s.pushFork(t)
 		}
 		return

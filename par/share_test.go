@@ -20,7 +20,7 @@ func idTask(id int) *task { return &task{kind: taskFork, lo: id} }
 
 // pushForkTask pushes t as fork and spawn do.
 func (s *slot) pushForkTask(t *task) {
-	if !s.tasks.Push(t, s.pool.solo.Load(), t.kind == taskSpawn) {
+	if !s.tasks.Push(t, s.pool.solo.Load()) {
 		s.pushFork(t)
 	}
 }

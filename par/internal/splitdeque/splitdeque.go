@@ -87,12 +87,14 @@ func (d *Deque[T]) Public() *deque.Deque[T] { return d.pub }
 
 // Push pushes t, the owner's newest task, privately (the fast path) and
 // reports true when P2 allows: thieves have a task of d's, or parallelism
-// is 1 (solo), and the private stack has room (past Max only for a t that
-// may grow it, grow, or at parallelism 1). Else it pushes nothing and
-// reports false: the owner then pushes t with [Deque.PushShare].
-func (d *Deque[T]) Push(t *T, solo, grow bool) bool {
+// is 1 (solo). Else, or if the private stack is full, it pushes nothing
+// and reports false: the owner then pushes t with [Deque.PushShare]. (A
+// stack that grew stays grown until the owner goes idle, and its room
+// takes any push meanwhile: a branch more here would keep Push from being
+// inlined into the fork.)
+func (d *Deque[T]) Push(t *T, solo bool) bool {
 	n := d.n
-	if n >= len(d.priv) || n >= Max && !solo && !grow || d.want.Load() || !solo && d.pub.Empty() {
+	if n >= len(d.priv) || d.want.Load() || !solo && d.pub.Empty() {
 		return false
 	}
 	if d.priv[n] != t { // a recycled task at the same depth: no store, no write barrier
@@ -105,16 +107,16 @@ func (d *Deque[T]) Push(t *T, solo, grow bool) bool {
 // PushShare is Push's slow path, for a push that must share. It pushes t
 // privately and returns k, how many of the oldest private tasks the owner
 // must now share for P2 (all of them, t alone, when nothing else was
-// private), and pushed true. When the private stack holds Max tasks it
-// grows for a t that may grow it (grow), and for any at parallelism 1
-// (solo); otherwise it pushes nothing and returns the oldest half as k and
-// pushed false: the owner shares them and calls PushShare again.
+// private), and pushed true. When the private stack is full it grows for
+// a t that may grow it (grow), and for any at parallelism 1 (solo);
+// otherwise it pushes nothing and returns the oldest half as k and pushed
+// false: the owner shares them and calls PushShare again.
 func (d *Deque[T]) PushShare(t *T, solo, grow bool) (k int, pushed bool) {
 	n := d.n
-	if n >= Max && !solo && !grow {
-		return n / 2, false
-	}
 	if n == len(d.priv) {
+		if !solo && !grow {
+			return n / 2, false
+		}
 		d.priv = append(d.priv, nil)
 		d.priv = d.priv[:cap(d.priv)]
 	}

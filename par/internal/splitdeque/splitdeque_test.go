@@ -39,7 +39,7 @@ func push(d *Deque[item], x *item, solo bool) { pushGrow(d, x, solo, false) }
 // pushGrow is push for a task that grows the private stack when full (a
 // spawned task's, in par), whatever the parallelism.
 func pushGrow(d *Deque[item], x *item, solo, grow bool) {
-	if d.Push(x, solo, grow) {
+	if d.Push(x, solo) {
 		return
 	}
 	for {
@@ -118,7 +118,7 @@ func TestRules(t *testing.T) {
 	if pub, priv := state(d); pub != 1 || priv != 0 {
 		t.Fatalf("first push: public %d, private %d; want 1, 0", pub, priv)
 	}
-	if d.Push(b, false, false) != true || d.Push(c, false, false) != true { // thieves have a already
+	if d.Push(b, false) != true || d.Push(c, false) != true { // thieves have a already
 		t.Fatal("a push with a public item and no ask did not stay private")
 	}
 	if pub, priv := state(d); pub != 1 || priv != 2 {
@@ -128,7 +128,7 @@ func TestRules(t *testing.T) {
 	if !d.Asked() || d.Offers() {
 		t.Fatalf("after Ask: Asked %v, Offers %v; want true, false", d.Asked(), d.Offers())
 	}
-	if d.Push(e, false, false) {
+	if d.Push(e, false) {
 		t.Fatal("a push after an ask stayed private")
 	}
 	push(d, e, false)
@@ -274,7 +274,7 @@ func TestFull(t *testing.T) {
 	if pub, priv := state(d); pub != 1 || priv != Max {
 		t.Fatalf("before: public %d, private %d; want 1, %d", pub, priv, Max)
 	}
-	if d.Push(x[Max+1], false, false) {
+	if d.Push(x[Max+1], false) {
 		t.Fatal("a push onto a full private stack stayed private")
 	}
 	if k, pushed := d.PushShare(x[Max+1], false, false); k != Max/2 || pushed {
