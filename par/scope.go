@@ -24,7 +24,8 @@ package par
 // stack, and has not made its end's addition. A task is done when it has
 // returned and counted none, or when its open drops to 0 after its end;
 // whoever finds it done frees it and subtracts 1 from the count above it
-// (a run of siblings, their number at once: later, never sooner), and whoever brings pending to 0 wakes the owner (the scope's caller).
+// (a run of siblings, their number at once: later, never sooner), and
+// whoever brings pending to 0 wakes the owner (the scope's caller).
 // The owner returns once it sees 0: every task's subtraction comes after
 // everything the task did, each count's last subtraction comes after all
 // the others on it and before its own from the count above, and the
@@ -186,7 +187,7 @@ func (s *SpawnerOf[A]) Go(arg A) {
 	spawn(&s.scope, nil, nil, s, arg)
 }
 
-// spawnOfBox is the box of a ScopeOf's task (see call), kept by the task
+// spawnOfBox is the box of a ScopeOf's task (see runSpawned), kept by the task
 // for the next spawn of its type (of.go's takeBox).
 type spawnOfBox[A any] struct {
 	s   *SpawnerOf[A]
@@ -292,8 +293,7 @@ func runScope(sp *spec, sc *scope, fn func(), efn func() error) {
 
 // spawn queues a task (see above) for one of fn and efn or, if of is not
 // nil, for of's task function on arg, which the task keeps in a box (see
-// call); Spawner and ErrSpawner call it with A struct{}. verb names the
-// caller's type in its panic.
+// runSpawned); Spawner and ErrSpawner call it with A struct{}.
 func spawn[A any](sc *scope, fn func(), efn func() error, of *SpawnerOf[A], arg A) {
 	var s *slot  // the seat it goes on; nil: the queue
 	var up *task // the running task it is counted in; nil: pending
@@ -322,7 +322,7 @@ func spawn[A any](sc *scope, fn func(), efn func() error, of *SpawnerOf[A], arg 
 	}
 	if sc.stopped(sc.done) {
 		if up == nil {
-			sc.finish()
+			sc.finish(1)
 		}
 		return
 	}
@@ -418,11 +418,16 @@ const maxCountLevel = 63
 // the subtraction from the count above it that its caller owes; else 0.
 func (s *slot) endTask(t *task) int64 {
 	if t.spawned == 0 || t.open.Add(t.spawned) == 0 {
-		t.up, t.spawned = nil, 0
-		s.freeTask(t)
+		s.freeSpawned(t)
 		return 1
 	}
 	return 0
+}
+
+// freeSpawned frees a spawned task that is done.
+func (s *slot) freeSpawned(t *task) {
+	t.up, t.spawned = nil, 0
+	s.freeTask(t)
 }
 
 // pay subtracts n finished tasks from the count they were counted in, up's
@@ -436,12 +441,10 @@ func (s *slot) pay(sc *scope, up *task, n int64) {
 	for up != nil && up.open.Add(-n) == 0 {
 		t := up
 		up, n = t.up, 1
-		t.up = nil
-		t.spawned = 0
-		s.freeTask(t)
+		s.freeSpawned(t)
 	}
-	if up == nil && sc.pending.Add(-n) == 0 {
-		sc.wakeOwner()
+	if up == nil {
+		sc.finish(n)
 	}
 }
 
@@ -451,7 +454,7 @@ func (sc *scope) run(fn func(), efn func() error) {
 	if !sc.stopped(sc.done) {
 		sc.call(fn, efn, sc.failed)
 	}
-	sc.finish()
+	sc.finish(1)
 }
 
 // call calls one of fn and efn, recording efn's error as the scope's
@@ -475,13 +478,13 @@ func (sc *scope) call(fn func(), efn func() error, failed func(*PanicError)) {
 func (sc *scope) failed(pe *PanicError) {
 	sc.fail(pe, sc.cancel)
 	if pe.goexit {
-		sc.finish()
+		sc.finish(1)
 	}
 }
 
-// finish counts the body or a task finished; the last wakes the owner.
-func (sc *scope) finish() {
-	if sc.pending.Add(-1) == 0 {
+// finish counts n tasks (or the body) finished; the last wakes the owner.
+func (sc *scope) finish(n int64) {
+	if sc.pending.Add(-n) == 0 {
 		sc.wakeOwner()
 	}
 }
