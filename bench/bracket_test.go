@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
 	"runtime"
 	"slices"
@@ -150,5 +151,48 @@ func bracket(b *testing.B, seq func(), rows []bracketRow) {
 		}
 		b.ReportMetric(med, r.name+"-x")
 		b.ReportMetric(float64(len(ratios[i])), r.name+"-kept")
+	}
+}
+
+// abExperiment is BenchmarkBracketedAB's experiment (a PARLOOP_EXPERIMENT
+// setting); empty skips it.
+var abExperiment = flag.String("ab.exp", "", "BenchmarkBracketedAB: the experiment setting to compare with the default")
+
+// BenchmarkBracketedAB is a heuristic's A/B on the published trees by
+// ReduceRangeOf, bracketed as BenchmarkBracketed is: each op walks the tree
+// on a pool with the defaults (row default) and on one with -ab.exp (row
+// exp), each between two sequential walks. It needs -tags
+// parloop_experiments; run with -test.cpu 2 -test.benchtime Nx -ab.exp
+// setting.
+func BenchmarkBracketedAB(b *testing.B) {
+	if *abExperiment == "" || !experimentsBuilt {
+		b.Skip("needs -ab.exp and -tags parloop_experiments")
+	}
+	pools := []*par.Pool{newExperimentPool("default"), newExperimentPool(*abExperiment)}
+	defer func() {
+		for _, p := range pools {
+			p.Close()
+		}
+	}()
+	for _, tc := range publishedTrees {
+		b.Run("tree="+tc.name, func(b *testing.B) {
+			if testing.Short() {
+				b.Skip("a walk takes seconds")
+			}
+			on := func(p *par.Pool) func() {
+				return func() {
+					root := tc.root
+					if got := 1 + par.ReduceRangeOf(root.Kids(), root, 0, treeKidsOf, addInt, par.On(p)); got != tc.nodes {
+						b.Fatalf("%s: %d nodes, want %d", tc.name, got, tc.nodes)
+					}
+				}
+			}
+			seq := func() {
+				if got := tc.root.Count(); got != tc.nodes {
+					b.Fatalf("%s seq: %d nodes, want %d", tc.name, got, tc.nodes)
+				}
+			}
+			bracket(b, seq, []bracketRow{{"default", 1, on(pools[0])}, {"exp", 1, on(pools[1])}})
+		})
 	}
 }

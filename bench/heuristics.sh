@@ -4,7 +4,8 @@
 # with -tags parloop_experiments, alternated, ROUNDS rounds (default 6) at
 # GOMAXPROCS=P (default 2), on the benchmarks that heuristic exists for.
 # Raw outputs and benchstat tables go to raw/heuristics-P<P>/. Run it from
-# bench/ on a quiet machine; HEUR="kicks cuts" limits it to some.
+# bench/ on a quiet machine; HEUR="kicks cuts" limits it to some, and
+# BENCHTIME (default 20x) sets each run's iterations.
 set -euo pipefail
 export PATH="$(go env GOPATH)/bin:$PATH" # benchstat: see README.md
 rounds=${1:-6}
@@ -34,7 +35,7 @@ for h in ${HEUR:-kicks cuts fewitems plainnested crowds saturation backoff spawn
     for side in on off; do
       exp=default; [ $side = off ] && exp=${setting[$h]}
       GOMAXPROCS=$P PARLOOP_EXPERIMENT=$exp "$bin" -test.run '^$' -test.bench "${rows[$h]}" \
-        -test.benchtime 20x -test.count 1 | grep '^Benchmark' >> "$out/$h.$side.txt" || true
+        -test.benchtime "${BENCHTIME:-20x}" -test.count 1 | grep '^Benchmark' >> "$out/$h.$side.txt" || true
     done
   done
   benchstat -filter '.unit:(sec/op)' "$out/$h.on.txt" "$out/$h.off.txt" > "$out/$h.benchstat.txt" || true
