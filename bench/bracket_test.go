@@ -40,12 +40,7 @@ func BenchmarkBracketed(b *testing.B) {
 				impls[im.name] = im
 			}
 			run := func(name string) func() {
-				count := impls[name].count
-				return func() {
-					if got := count(tc.root); got != tc.nodes {
-						b.Fatalf("%s %s: %d nodes, want %d", tc.name, name, got, tc.nodes)
-					}
-				}
+				return checkedWalk(b, tc.name+" "+name, tc.root, tc.nodes, impls[name].count)
 			}
 			rows := []bracketRow{
 				{"seq-x2", 2, run("seq-x2")},
@@ -154,6 +149,16 @@ func bracket(b *testing.B, seq func(), rows []bracketRow) {
 	}
 }
 
+// checkedWalk returns a run of count over root that fails b, naming the
+// walk, unless it counts nodes nodes.
+func checkedWalk(b *testing.B, walk string, root workloads.SHA1Node, nodes int, count func(workloads.SHA1Node) int) func() {
+	return func() {
+		if got := count(root); got != nodes {
+			b.Fatalf("%s: %d nodes, want %d", walk, got, nodes)
+		}
+	}
+}
+
 // abExperiment is BenchmarkBracketedAB's experiment (a PARLOOP_EXPERIMENT
 // setting); empty skips it.
 var abExperiment = flag.String("ab.exp", "", "BenchmarkBracketedAB: the experiment setting to compare with the default")
@@ -179,20 +184,13 @@ func BenchmarkBracketedAB(b *testing.B) {
 			if testing.Short() {
 				b.Skip("a walk takes seconds")
 			}
-			on := func(p *par.Pool) func() {
-				return func() {
-					root := tc.root
-					if got := 1 + par.ReduceRangeOf(root.Kids(), root, 0, treeKidsOf, addInt, par.On(p)); got != tc.nodes {
-						b.Fatalf("%s: %d nodes, want %d", tc.name, got, tc.nodes)
-					}
-				}
+			on := func(row string, p *par.Pool) bracketRow {
+				return bracketRow{row, 1, checkedWalk(b, tc.name+" "+row, tc.root, tc.nodes, func(n workloads.SHA1Node) int {
+					return 1 + par.ReduceRangeOf(n.Kids(), n, 0, treeKidsOf, addInt, par.On(p))
+				})}
 			}
-			seq := func() {
-				if got := tc.root.Count(); got != tc.nodes {
-					b.Fatalf("%s seq: %d nodes, want %d", tc.name, got, tc.nodes)
-				}
-			}
-			bracket(b, seq, []bracketRow{{"default", 1, on(pools[0])}, {"exp", 1, on(pools[1])}})
+			seq := checkedWalk(b, tc.name+" seq", tc.root, tc.nodes, workloads.SHA1Node.Count)
+			bracket(b, seq, []bracketRow{on("default", pools[0]), on("exp", pools[1])})
 		})
 	}
 }
