@@ -1,6 +1,12 @@
 package par
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/parloop/parloop/par/internal/platform"
+)
 
 // Micro-benchmarks of the per-call paths, for profiling. The scoreboard
 // against the peers and the goals is in bench/.
@@ -208,4 +214,57 @@ func BenchmarkMicroNested8(b *testing.B) {
 		}
 	})
 	microSink = sink[:]
+}
+
+// microNode is an argument the shape of the published trees' nodes.
+type microNode struct {
+	State [20]byte
+	Depth int32
+	Bin   bool
+}
+
+func microKids(n microNode, lo, hi int) int {
+	s := 0
+	for i := lo; i < hi; i++ {
+		s += i + int(n.State[i])
+	}
+	return s
+}
+
+func microAdd(a, b int) int { return a + b }
+
+// BenchmarkMicroNestedOf8 is a ReduceRangeOf of 8 trivial items nested in
+// a body, the call a recursion makes at every node: at parallelism 1
+// (whole), and at 2 on a seat whose deque offers a task that no thief takes
+// (the pool's worker parked), so that the call runs in chunks, looking at
+// the deque after each (route.go, direct). Instructions by callgrind.
+func BenchmarkMicroNestedOf8(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			p := NewPool(Workers(workers))
+			defer p.Close()
+			var node microNode
+			sum := 0
+			For(1, func(int) {
+				s := seatOf(platform.GoroutineKey())
+				if s == nil {
+					b.Fatal("no seat inside a call on the pool")
+				}
+				var offered task
+				if workers > 1 {
+					for ParkedWorkersForTest(p) != workers-1 {
+						time.Sleep(time.Millisecond)
+					}
+					s.tasks.PushPublic(&offered)
+				}
+				for b.Loop() {
+					sum += ReduceRangeOf(8, node, 0, microKids, microAdd)
+				}
+				if workers > 1 && s.tasks.Public().Pop() != &offered {
+					b.Fatal("a thief took the offered task")
+				}
+			}, On(p))
+			microSink = []int{sum}
+		})
+	}
 }

@@ -32,8 +32,10 @@ package par
 // on a slot already offering older, larger work.
 //
 // A nested call on a slot that offers work runs in chunks of 1, 2, 4, ...
-// indices, and looks at the deque after each: once a thief has emptied it,
-// the call hands its rest over, framed, where thieves find it.
+// indices, the last taking the rest once less than twice its length
+// remains (8 items go as 1, 2 and 5), and looks at the deque between
+// chunks: once a thief has emptied it, the call hands its rest over,
+// framed, where thieves find it.
 
 import (
 	"runtime/trace"
@@ -115,23 +117,28 @@ func callerSeat(opts []Option) (s *slot, byVerb bool) {
 func direct[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, identity T, combine func(a, b T) T) (acc T, next int) {
 	s.unflushedPieces++
 	c := catcher{lo: 0, hi: n}
-	defer c.catch(nil, reraise)
+	defer c.rethrow()
 	if s.pool.solo.Load() {
 		acc, next = run(arg, 0, n), n
 	} else {
-		for size := 1; next < n; size = grain.NextChunk(size) {
-			hi := next + min(size, n-next)
+		size := 1
+		next = grain.ChunkEnd(0, n, size)
+		c.hi = next
+		acc = run(arg, 0, next)
+		// Until a thief takes the older work (the rest then goes where
+		// thieves see it), the next chunk, twice as long: 2*size cannot
+		// overflow, as the chunk before and the rest it left, at least as
+		// long, fit in n.
+		for next < n && s.tasks.Public().Len() != 0 {
+			size *= 2
+			hi := grain.ChunkEnd(next, n, size)
 			c.lo, c.hi = next, hi
 			v := run(arg, next, hi)
-			if next == 0 {
-				acc = v
-			} else if combine != nil {
+			if combine != nil {
 				c.lo, c.hi = -1, -1 // outside the bodies
 				acc = combine(acc, v)
 			}
-			if next = hi; s.tasks.Public().Len() == 0 {
-				break // a thief took the older work: the rest goes where thieves see it
-			}
+			next = hi
 		}
 	}
 	if combine != nil && next == n {

@@ -180,6 +180,16 @@ func (z *Sizer) Midpoint(cur, hi int) int {
 	return min(max(m, cur+1), hi-1)
 }
 
+// ChunkEnd is where a nested plain run's chunk of size, from next, ends
+// in [next, n): after size indices, or at n once fewer than twice size
+// remain, so that no chunk is left shorter than the one before it.
+func ChunkEnd(next, n, size int) int {
+	if n-next-size < size { // n-next < 2*size, without overflowing
+		return n
+	}
+	return next + size
+}
+
 // NextChunk doubles a plain run's chunk, short of overflowing.
 func NextChunk(size int) int {
 	if size < 1<<60 {

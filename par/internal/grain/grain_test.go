@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/parloop/parloop/par/internal/platform"
@@ -279,5 +280,41 @@ func TestNextChunk(t *testing.T) {
 		if got := NextChunk(c.size); got != c.want {
 			t.Errorf("NextChunk(%d) = %d, want %d", c.size, got, c.want)
 		}
+	}
+}
+
+// Catches: a chunk that runs past n, leaves a shorter tail behind it, or
+// stops short of n where fewer than twice its size remain: 8 indices go in
+// chunks of 1, 2 and 5, and chunks of any size tile [0, n).
+func TestChunkEnd(t *testing.T) {
+	var ends []int
+	for next, size := 0, 1; next < 8; size = NextChunk(size) {
+		next = ChunkEnd(next, 8, size)
+		ends = append(ends, next)
+	}
+	if want := []int{1, 3, 8}; !slices.Equal(ends, want) {
+		t.Errorf("chunk ends of 8 indices = %v, want %v", ends, want)
+	}
+	for n := 1; n <= 300; n++ {
+		prev := 0
+		for next, size := 0, 1; next < n; size = NextChunk(size) {
+			end := ChunkEnd(next, n, size)
+			if end <= next || end > n || end-next < min(size, n-next) {
+				t.Fatalf("ChunkEnd(%d, %d, %d) = %d", next, n, size, end)
+			}
+			if end < n && n-end < end-next {
+				t.Fatalf("n=%d: chunk [%d, %d) leaves %d behind it", n, next, end, n-end)
+			}
+			prev, next = end, end
+		}
+		if prev != n {
+			t.Fatalf("n=%d: chunks end at %d", n, prev)
+		}
+	}
+	if got := ChunkEnd(0, math.MaxInt, 1<<61); got != 1<<61 {
+		t.Errorf("ChunkEnd(0, MaxInt, 1<<61) = %d, want %d", got, 1<<61)
+	}
+	if got := ChunkEnd(1, math.MaxInt, math.MaxInt/2+1); got != math.MaxInt {
+		t.Errorf("ChunkEnd with an overflowing 2*size = %d, want MaxInt", got)
 	}
 }
