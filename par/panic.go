@@ -65,9 +65,9 @@ type catcher struct {
 	lo, hi   int
 }
 
-// rethrow is catch(nil, reraise), deferred where the call's only reaction
-// is to re-raise: a method without arguments, which direct defers at every
-// node of a recursion for a third of catch's instructions.
+// rethrow is catch(nil, reraise), for direct, which defers it at every
+// node of a recursion: a method without arguments costs fewer instructions
+// to defer and run than catch with its two (37 against 43, callgrind).
 func (c *catcher) rethrow() {
 	if !c.returned {
 		reraise(recovered(recover(), c.lo, c.hi))
