@@ -117,7 +117,7 @@ func callerSeat(opts []Option) (s *slot, byVerb bool) {
 func direct[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, identity T, combine func(a, b T) T) (acc T, next int) {
 	s.unflushedPieces++
 	c := catcher{lo: 0, hi: n}
-	defer c.rethrow()
+	defer c.catch(nil, reraise)
 	if s.pool.solo.Load() {
 		acc, next = run(arg, 0, n), n
 	} else {
