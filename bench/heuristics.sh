@@ -22,14 +22,15 @@ declare -A rows=(
   [crowds]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.(For|ForRange)$'
   [saturation]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.ForRange$|ManyCallers$/peer=par.ForRange$'
   [backoff]='Tiny$/peer=par.For$|Uniform$/peer=par.For$|Quicksort$/peer=par.Join$|Fib30$/peer=par.BothOf-direct$'
+  [ratecut]='PublishedTrees$/tree=(T1|T3)/impl=par.(ReduceRangeOf|For)$|UTS$/peer=par.(For|ReduceRange)$'
   [spawngrow]='ScopeSpawn$/impl=par.Scope(Of)?$|Crawl$/impl=par.Scope(Of)?$|PublishedTrees$/tree=T1/impl=par.Scope$'
 )
 declare -A setting=(
   [kicks]=kicks=off [cuts]=cuts=off [fewitems]=fewitems=off
   [plainnested]=plainnested=off [crowds]=crowds=off [saturation]=saturation=off
-  [backoff]=backoff=off [spawngrow]=spawngrow=off
+  [backoff]=backoff=off [spawngrow]=spawngrow=off [ratecut]=ratecut=off
 )
-for h in ${HEUR:-kicks cuts fewitems plainnested crowds saturation backoff spawngrow}; do
+for h in ${HEUR:-kicks cuts fewitems plainnested crowds saturation backoff spawngrow ratecut}; do
   rm -f "$out/$h.on.txt" "$out/$h.off.txt"
   for _ in $(seq "$rounds"); do
     for side in on off; do

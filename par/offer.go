@@ -106,7 +106,7 @@ func (c *core) splitAt(s *slot, t *task, f runner, mid int) {
 // to start at tick t0, on s's next cut point (par/internal/cut), and
 // reports whether it did; a first grain also kicks.
 func (c *core) openCut(s *slot, t *task, pc *grain.Pacer, cur, next, t0 int64) bool {
-	if next >= int64(t.hi) || c.pool.exp.NoCut || !s.cuts.Open(t, next, t0) {
+	if next >= int64(t.hi) || c.pool.exp.NoCut || !s.cuts.Open(t, cur, next, t0) {
 		return false
 	}
 	if !pc.Measured() && cur == int64(t.lo) {
@@ -150,8 +150,8 @@ func (s *slot) cutAt(cp *cut.Point[task], tree uint64) *task {
 	t, next := cp.Piece(), cp.Next()
 	f := t.frame
 	c := f.base()
-	if hi := int64(t.hi); c.pool == s.pool && (tree == 0 || c.tree == tree) && hi > next &&
-		platform.Ticks()-cp.Opened() >= grain.Thresholds().CutAge && c.worthCutting(next, hi) {
+	if hi, age := int64(t.hi), platform.Ticks()-cp.Opened(); c.pool == s.pool && (tree == 0 || c.tree == tree) && hi > next &&
+		age >= grain.Thresholds().CutAge && c.worthCutting(age, cp.Lo(), next, hi) {
 		mid := int(next)
 		if hi-next >= 2 {
 			mid = c.sizer.Midpoint(mid, int(hi))
@@ -166,11 +166,18 @@ func (s *slot) cutAt(cp *cut.Point[task], tree uint64) *task {
 	return r
 }
 
-// worthCutting reports whether [lo, hi) is worth a split at the call's
-// published cost; without one, the grain's age says the work is not tiny.
-func (c *core) worthCutting(lo, hi int64) bool {
+// worthCutting reports whether the rest [next, hi) behind a grain [lo,
+// next) that has run age ticks is worth a split: at the call's published
+// cost, or at the running grain's own rate so far, whichever is higher.
+// The grain's age is a measurement the published cost does not hold yet:
+// a recursion's deep child among leaves runs for milliseconds where the
+// leaves priced an item at a fraction of a microsecond. Without a
+// published cost, the age alone says the work is not tiny.
+func (c *core) worthCutting(age, lo, next, hi int64) bool {
 	pc := c.sizer.NewPacer()
-	return !pc.Measured() || pc.CostAtLeast(c.sizer.Units(lo, hi), grain.Thresholds().SplitMin)
+	rest, split := c.sizer.Units(next, hi), grain.Thresholds().SplitMin
+	return !pc.Measured() || pc.CostAtLeast(rest, split) ||
+		!c.pool.exp.NoRateCut && float64(age)*float64(rest) >= float64(split)*float64(max(c.sizer.Units(lo, next), 1))
 }
 
 // cutAny tries the workers' cut points in order, then the guest seats'.

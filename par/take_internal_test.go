@@ -8,6 +8,8 @@ import (
 	"github.com/parloop/parloop/par/internal/box"
 	"github.com/parloop/parloop/par/internal/cut"
 	"github.com/parloop/parloop/par/internal/freelist"
+	"github.com/parloop/parloop/par/internal/grain"
+	"github.com/parloop/parloop/par/internal/platform"
 	"github.com/parloop/parloop/par/internal/splitdeque"
 )
 
@@ -69,8 +71,8 @@ func TestCutGoesByTheCallsTree(t *testing.T) {
 	f.pool, f.owner, f.tree = p, owner, callTree
 	piece := owner.newTask()
 	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 1000
-	piece.tree.Store(staleTree)  // what the recycled task last carried
-	owner.cuts.Open(piece, 1, 0) // a grain open since the clock's start
+	piece.tree.Store(staleTree)     // what the recycled task last carried
+	owner.cuts.Open(piece, 0, 1, 0) // a grain open since the clock's start
 	if r := thief.cutFrom(owner, staleTree); r != nil {
 		t.Fatalf("a slot waiting in tree %#x cut [%d, %d) of a call of tree %#x", staleTree, r.lo, r.hi, callTree)
 	}
@@ -84,6 +86,33 @@ func TestCutGoesByTheCallsTree(t *testing.T) {
 	owner.cuts.Close(piece)
 }
 
+// A rest that the call's published cost prices cheap is still cut when
+// the running grain's own rate, shown by its age, prices it worth a split:
+// a recursion's deep child among leaves. A long grain of many cheap items
+// does not make its small rest worth one.
+func TestCutsPriceTheRestByTheGrainsRate(t *testing.T) {
+	p, owner, thief := cutSlots(t)
+	const tree = 0x101
+	tryCut := func(lo, next, hi int) *task {
+		f := new(frame[none])
+		f.pool, f.owner, f.tree = p, owner, tree
+		f.sizer.CostMt.Store(1) // published: an item costs next to nothing
+		piece := owner.newTask()
+		piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, lo, hi
+		age := grain.Thresholds().CutAge * 3 / 2
+		owner.cuts.Open(piece, int64(lo), int64(next), platform.Ticks()-age)
+		r := thief.cutFrom(owner, tree)
+		owner.cuts.Close(piece)
+		return r
+	}
+	if r := tryCut(0, 1, 8); r == nil || r.lo != 4 || r.hi != 8 {
+		t.Errorf("behind a grain of one item that ran past the cut age: cut %+v, want [4, 8)", r)
+	}
+	if r := tryCut(0, 100_000, 100_010); r != nil {
+		t.Errorf("cut [%d, %d) behind a grain of 100,000 cheap items: 10 of them are not worth a split", r.lo, r.hi)
+	}
+}
+
 // A slot's cut points are a stack, and a thief cuts the oldest rest that is
 // left: the outer piece's while it has one, then the nested piece's, which
 // a single point per slot never offered while the outer grain ran.
@@ -95,7 +124,7 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 		f.pool, f.owner, f.tree = p, owner, tree
 		piece := owner.newTask()
 		piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, lo, hi
-		owner.cuts.Open(piece, int64(next), 0) // open since the clock's start
+		owner.cuts.Open(piece, 0, int64(next), 0) // open since the clock's start
 		return piece
 	}
 	outer := open(0, 1000, 1) // running [0, 1): [1, 1000) offered
@@ -134,7 +163,7 @@ func TestCutPointsWithNoRestAreSpent(t *testing.T) {
 	f.pool, f.owner, f.tree = p, owner, tree
 	piece := owner.newTask()
 	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 2
-	owner.cuts.Open(piece, 1, 0) // running [0, 1): [1, 2) offered
+	owner.cuts.Open(piece, 0, 1, 0) // running [0, 1): [1, 2) offered
 	cp := owner.cuts.At(0)
 	if r := thief.cutFrom(owner, tree); r == nil || r.lo != 1 || r.hi != 2 {
 		t.Fatalf("cut %+v, want the whole rest [1, 2)", r)

@@ -13,13 +13,17 @@
 // as under the race detector, the point's cost would otherwise shrink
 // grains to one index). A slot's points are a [Stack]: a nested call's
 // grain opens the next (up to [Max] deep), and closes it before the outer
-// grain ends. A thief tries them oldest first, as Cilk steals the oldest
+// grain ends. The first [Segment] points are the stack's own; deeper ones
+// are in segments of as many, allocated by the owner the first time its
+// recursion goes that deep and kept, so that a slot pays memory for the
+// depth its calls reach, and a deep recursion (thousands of levels, each a
+// call over a node's children) offers every level's rest. A thief tries them oldest first, as Cilk steals the oldest
 // continuation: the outermost rest is the largest, and once thieves have
 // cut it away, a deeper one is what is left to take (a deep recursion's
 // inner calls, while its outer grains run for long). The protocol, for
 // each point, whose piece is t and whose grain ends before index next:
 //
-//	owner, open:  write t, next, opened; state.Store(Open) (Stack.Open).
+//	owner, open:  write t, lo, next, opened; state.Store(Open) (Stack.Open).
 //	owner, grain: run [cur, next), touching nothing of t.
 //	owner, close: CAS(Open, Closed), spinning while the state is Cutting
 //	              (after 64 tries it yields, for a thief descheduled
@@ -50,7 +54,7 @@
 // panics closes it first (par's iterate). The cut join is an ordinary
 // split's, so reductions still combine in index order. The owner opens and
 // closes its points in stack order (a grain nests inside the grain that
-// opened the point below), so the open points are a prefix of the array,
+// opened the point below), so the open points are a prefix of the stack,
 // which thieves scan up to the first Closed one (one that closes meanwhile
 // only hides the rest a while).
 package cut
@@ -73,8 +77,12 @@ const (
 	Spent // open, with no rest left to cut
 )
 
-// Max is how deep a slot's points go: deeper grains open none.
-const Max = 64
+// Max is how deep a slot's points go: deeper grains open none. Segment is
+// how many are allocated at once: the stack's own, then each segment.
+const (
+	Segment = 64
+	Max     = 32 * Segment
+)
 
 // A Point is an offer of the rest of a piece *T after its running grain.
 // Its fields are the owner's to write, in [Stack.Open], and a thief's to
@@ -82,6 +90,7 @@ const Max = 64
 type Point[T any] struct {
 	state  atomic.Int32
 	t      *T    // the piece, while open; owner-written while closed
+	lo     int64 // the running grain's first index
 	next   int64 // the first index after the running grain
 	opened int64 // ticks at the grain's start
 }
@@ -89,6 +98,9 @@ type Point[T any] struct {
 // Piece returns the piece whose rest p offers; a thief calls it only while
 // it holds p.
 func (p *Point[T]) Piece() *T { return p.t }
+
+// Lo returns the first index of the grain running while p is open.
+func (p *Point[T]) Lo() int64 { return p.lo }
 
 // Next returns the first index after the grain running while p is open.
 func (p *Point[T]) Next() int64 { return p.next }
@@ -112,21 +124,48 @@ func (p *Point[T]) Release(spent bool) {
 
 // A Stack is a slot's cut points, the oldest first. Open and Close are its
 // owner's; Claim is any thief's.
+//
+// A segment, once stored in more, stays there for the stack's life: a
+// thief that loads it reads points that are only ever reused, never freed,
+// and its points start Closed (zero), so a thief that loads a segment
+// before the owner opens a point in it stops there, as at any Closed point.
 type Stack[T any] struct {
-	points [Max]Point[T]
+	points [Segment]Point[T]
+	more   [Max/Segment - 1]atomic.Pointer[[Segment]Point[T]]
 	n      int // open points (owner only)
 }
 
-// Open offers the rest of piece t after its grain, which ends before index
-// next and starts at tick opened, on s's next point, and reports whether it
-// did (not when Max points are open).
-func (s *Stack[T]) Open(t *T, next, opened int64) bool {
-	if s.n == Max {
-		return false
+// point returns s's point i, or nil if its segment was never allocated.
+func (s *Stack[T]) point(i int) *Point[T] {
+	if i < Segment {
+		return &s.points[i]
 	}
-	p := &s.points[s.n]
+	seg := s.more[i/Segment-1].Load()
+	if seg == nil {
+		return nil
+	}
+	return &seg[i%Segment]
+}
+
+// Open offers the rest of piece t after its grain [lo, next), which starts
+// at tick opened, on s's next point, and reports whether it did (not when
+// Max points are open).
+func (s *Stack[T]) Open(t *T, lo, next, opened int64) bool {
+	var p *Point[T]
+	switch {
+	case s.n < Segment:
+		p = &s.points[s.n]
+	case s.n == Max:
+		return false
+	default:
+		if p = s.point(s.n); p == nil {
+			seg := new([Segment]Point[T])
+			s.more[s.n/Segment-1].Store(seg)
+			p = &seg[0]
+		}
+	}
 	s.n++
-	p.t, p.next, p.opened = t, next, opened
+	p.t, p.lo, p.next, p.opened = t, lo, next, opened
 	p.state.Store(int32(Open))
 	return true
 }
@@ -134,11 +173,11 @@ func (s *Stack[T]) Open(t *T, next, opened int64) bool {
 // Close closes s's top point if piece t opened it, waiting while a thief
 // holds it; afterwards t is the owner's again.
 func (s *Stack[T]) Close(t *T) {
-	if s.n == 0 || s.points[s.n-1].t != t {
+	if s.n == 0 || s.point(s.n-1).t != t {
 		return
 	}
 	s.n--
-	p := &s.points[s.n]
+	p := s.point(s.n)
 	for i := 0; !p.state.CompareAndSwap(int32(Open), int32(Closed)) && !p.state.CompareAndSwap(int32(Spent), int32(Closed)); i++ {
 		if i < 64 {
 			platform.Pause(1)
@@ -152,8 +191,9 @@ func (s *Stack[T]) Close(t *T) {
 // Len returns the number of open points (owner only).
 func (s *Stack[T]) Len() int { return s.n }
 
-// At returns s's point i, 0 the oldest.
-func (s *Stack[T]) At(i int) *Point[T] { return &s.points[i] }
+// At returns s's point i, 0 the oldest, or nil if no point that deep was
+// ever opened.
+func (s *Stack[T]) At(i int) *Point[T] { return s.point(i) }
 
 // Claim claims for the caller the oldest Open point of s at index i or
 // above, passing Spent ones and stopping at the first Closed one: it moves
@@ -161,7 +201,10 @@ func (s *Stack[T]) At(i int) *Point[T] { return &s.points[i] }
 // the scan at, or nil. The caller releases it by [Point.Release].
 func (s *Stack[T]) Claim(i int) (*Point[T], int) {
 	for ; i < Max; i++ {
-		p := &s.points[i]
+		p := s.point(i)
+		if p == nil {
+			return nil, Max
+		}
 		switch State(p.state.Load()) {
 		case Closed:
 			return nil, Max

@@ -29,11 +29,11 @@ func TestOpenAndCloseInStackOrder(t *testing.T) {
 	var s Stack[piece]
 	ps := make([]piece, Max+1)
 	for i := range Max {
-		if !s.Open(&ps[i], int64(i)+1, int64(10*i)) {
+		if !s.Open(&ps[i], int64(i), int64(i)+1, int64(10*i)) {
 			t.Fatalf("open %d of %d: refused", i, Max)
 		}
 	}
-	if s.Open(&ps[Max], 0, 0) {
+	if s.Open(&ps[Max], 0, 0, 0) {
 		t.Fatalf("opened a point beyond the %d", Max)
 	}
 	if s.Len() != Max {
@@ -68,7 +68,7 @@ func TestClaimTakesOpenPointsOldestFirst(t *testing.T) {
 	var s Stack[piece]
 	var ps [3]piece
 	for i := range ps {
-		s.Open(&ps[i], 1, 0)
+		s.Open(&ps[i], 0, 1, 0)
 	}
 	p, i := s.Claim(0)
 	if p != s.At(0) || i != 1 || p.State() != Cutting {
@@ -115,7 +115,7 @@ func TestClaimTakesOpenPointsOldestFirst(t *testing.T) {
 func TestCloseWaitsForTheThief(t *testing.T) {
 	var s Stack[piece]
 	var pc piece
-	s.Open(&pc, 1, 0)
+	s.Open(&pc, 0, 1, 0)
 	claimed := make(chan struct{})
 	var released atomic.Bool
 	var wg sync.WaitGroup
@@ -147,13 +147,23 @@ func TestCloseWaitsForTheThief(t *testing.T) {
 // depths, against thieves that claim and release them; each side writes a
 // piece only while it holds it (the owner while the point is closed), so
 // the race detector and the invariant a == b catch a point held by two.
+// Shallow, within the stack's own points; and deep, across segments that
+// the owner allocates while thieves scan.
 func TestOwnerAndThievesStress(t *testing.T) {
+	t.Run("shallow", func(t *testing.T) { stress(t, 8, 3, 8) })
+	t.Run("deep", func(t *testing.T) { stress(t, 3*Segment+8, 100, 1) })
+}
+
+// stress runs TestOwnerAndThievesStress's owner to at most depth points:
+// a point's grain nests up to width points one after another, each with
+// probability 1-1/oneIn.
+func stress(t *testing.T, depth, oneIn, width int) {
 	rounds := 500
 	if testing.Short() {
 		rounds = 100
 	}
 	var s Stack[piece]
-	var ps [8]piece
+	ps := make([]piece, depth)
 	for i := range ps {
 		ps[i].depth = i
 	}
@@ -212,10 +222,10 @@ func TestOwnerAndThievesStress(t *testing.T) {
 		pc.spent = false
 		next++
 		pc.next = next
-		if !s.Open(pc, next, 0) {
+		if !s.Open(pc, 0, next, 0) {
 			t.Fatalf("open at depth %d refused", d)
 		}
-		for d+1 < len(ps) && rng.IntN(3) != 0 {
+		for k := 0; k < width && d+1 < len(ps) && rng.IntN(oneIn) != 0; k++ {
 			nest(d + 1)
 		}
 		if rng.IntN(8) == 0 {
@@ -236,8 +246,88 @@ func TestOwnerAndThievesStress(t *testing.T) {
 	}
 	stop.Store(true)
 	wg.Wait()
+	if depth > Segment && s.At(Segment) == nil {
+		t.Errorf("the owner never opened a point past the stack's own %d", Segment)
+	}
 	if claims.Load() == 0 {
 		t.Error("no thief claimed a point")
 	}
 	t.Logf("%d claims, %d released spent", claims.Load(), spent.Load())
+}
+
+// FuzzStack runs a sequence of the owner's and a thief's operations on one
+// goroutine against a model, the states of the open points: Open pushes an
+// Open point (or is refused at Max), Close pops the top, Claim takes the
+// oldest Open point below the top, and Release leaves it Open or Spent. The
+// batch operation opens many points at once, so that sequences cross the
+// segments' boundaries.
+func FuzzStack(f *testing.F) {
+	f.Add([]byte{0, 0, 2, 3, 1, 1})
+	f.Add([]byte{4, 70, 2, 3, 2, 4, 1, 1, 4, 200, 2, 1})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var s Stack[piece]
+		pieces := make([]piece, Max)
+		var model []State
+		open := func() {
+			ok := s.Open(&pieces[len(model)%Max], 0, int64(len(model)+1), 0)
+			if ok != (len(model) < Max) {
+				t.Fatalf("Open with %d open reported %v", len(model), ok)
+			}
+			if ok {
+				model = append(model, Open)
+			}
+		}
+		for k := 0; k < len(ops); k++ {
+			switch ops[k] % 5 {
+			case 0:
+				open()
+			case 1:
+				if len(model) > 0 {
+					s.Close(&pieces[len(model)-1])
+					model = model[:len(model)-1]
+				}
+			case 2, 3:
+				want := -1
+				for i, st := range model {
+					if st == Open {
+						want = i
+						break
+					}
+				}
+				p, next := s.Claim(0)
+				switch {
+				case want < 0 && p != nil:
+					t.Fatalf("claimed %p where the model has no open point", p)
+				case want < 0:
+				case p != s.At(want) || next != want+1 || p.Next() != int64(want+1):
+					t.Fatalf("claimed %p (resume at %d), want point %d", p, next, want)
+				default:
+					p.Release(ops[k]%5 == 3)
+					if ops[k]%5 == 3 {
+						model[want] = Spent
+					}
+				}
+			case 4:
+				if k+1 < len(ops) {
+					k++
+					for range int(ops[k]) {
+						open()
+					}
+				}
+			}
+			if s.Len() != len(model) {
+				t.Fatalf("%d open, the model has %d", s.Len(), len(model))
+			}
+			for i, st := range model {
+				if got := s.At(i).State(); got != st {
+					t.Fatalf("point %d is in state %d, the model's %d", i, got, st)
+				}
+			}
+			if len(model) < Max {
+				if p := s.At(len(model)); p != nil && p.State() != Closed {
+					t.Fatalf("point %d above the top is in state %d", len(model), p.State())
+				}
+			}
+		}
+	})
 }

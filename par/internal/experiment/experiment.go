@@ -20,6 +20,7 @@ type Set struct {
 	AllSpin       bool                  // every idle worker may spin, not half (par/sleep.go)
 	NoKick        bool                  // a first grain kicks no parked worker (par/offer.go)
 	NoCut         bool                  // no piece offers its rest behind a running grain (par/offer.go)
+	NoRateCut     bool                  // a cut prices the rest at the call's published cost only (par/offer.go)
 	NoFewItems    bool                  // a call over few items splits them only after its first grain (par/offer.go)
 	NoPlainNested bool                  // nested calls are framed even where the slot offers work (par/route.go)
 	NoCrowd       bool                  // calls are never crowded (par/plain.go)
@@ -38,6 +39,7 @@ var settings = map[string]func(*Set){
 	"spinners=all":    func(e *Set) { e.AllSpin = true },
 	"kicks=off":       func(e *Set) { e.NoKick = true },
 	"cuts=off":        func(e *Set) { e.NoCut = true },
+	"ratecut=off":     func(e *Set) { e.NoRateCut = true },
 	"fewitems=off":    func(e *Set) { e.NoFewItems = true },
 	"plainnested=off": func(e *Set) { e.NoPlainNested = true },
 	"crowds=off":      func(e *Set) { e.NoCrowd = true },

@@ -23,6 +23,7 @@ func TestEverySettingSetsItsField(t *testing.T) {
 		"crowds=off":       {NoCrowd: true},
 		"saturation=off":   {NoSaturation: true},
 		"spawngrow=off":    {NoSpawnGrow: true},
+		"ratecut=off":      {NoRateCut: true},
 		"backoff=on":       {},
 		"threads=unlocked": {},
 		"spinners=half":    {},
