@@ -12,9 +12,9 @@ package par
 //	the pool has parallelism 1                               plain, whole, on its seat; with no
 //	                                                           option and no trace, by the verb
 //	                                                           itself (direct)
-//	nested on a slot whose deque offers thieves work, with   plain, by the verb (direct), watching
-//	  no option and no trace                                   the deque; the rest, once a thief
-//	                                                           empties it, framed
+//	nested on a slot whose deque offers thieves work, no     plain, by the verb (direct), watching
+//	  seat of the pool spinning, no option and no trace        the deque; the rest, once a thief
+//	                                                           empties it or a seat spins, framed
 //	otherwise                                                framed (frame.go)
 //
 //	a fork (Join, Both, BothOf, Invoke): a seat                the fork protocol on it (fork.go)
@@ -35,7 +35,11 @@ package par
 // indices, the last taking the rest once less than twice its length
 // remains (8 items go as 1, 2 and 5), and looks at the deque between
 // chunks: once a thief has emptied it, the call hands its rest over,
-// framed, where thieves find it.
+// framed, where thieves find it. Older work feeds the thieves only while
+// nobody is left without: a seat that spins looking for work (more idle
+// workers than offered tasks, as in a deep, narrow recursion on many
+// workers) makes nested calls framed, so that every level's rest is
+// offered (the idlecheck heuristic, docs/DESIGN.md).
 
 import (
 	"runtime/trace"
@@ -101,7 +105,15 @@ func route(sp *spec, crowd bool) (w way, s *slot, guest bool, p *Pool, now int64
 // seat in its spec.
 func callerSeat(opts []Option) (s *slot, byVerb bool) {
 	s = seatOf(platform.GoroutineKey())
-	return s, s != nil && len(opts) == 0 && (s.pool.solo.Load() || s.tasks.Offers() && !s.pool.exp.NoPlainNested) && !trace.IsEnabled()
+	return s, s != nil && len(opts) == 0 && (s.pool.solo.Load() || s.tasks.Offers() && !s.othersSpin() && !s.pool.exp.NoPlainNested) && !trace.IsEnabled()
+}
+
+// othersSpin reports whether a seat of s's pool spins looking for work
+// (never with the experiment idlecheck=off). A parked one is not counted:
+// the pool chose not to wake it for the work on offer (sleep.go's policy),
+// and a framed call would not change that.
+func (s *slot) othersSpin() bool {
+	return s.pool.sleep.Spinning() != 0 && !s.pool.exp.NoIdleCheck
 }
 
 // direct runs a call over [0, n), n > 0, on seat s, where its verb runs it
@@ -129,7 +141,7 @@ func direct[A, T any](s *slot, n int, arg A, run func(arg A, lo, hi int) T, iden
 		// thieves see it), the next chunk, twice as long: 2*size cannot
 		// overflow, as the chunk before and the rest it left, at least as
 		// long, fit in n.
-		for next < n && s.tasks.Public().Len() != 0 {
+		for next < n && s.tasks.Public().Len() != 0 && !s.othersSpin() {
 			size *= 2
 			hi := grain.ChunkEnd(next, n, size)
 			c.lo, c.hi = next, hi

@@ -23,6 +23,7 @@ type Set struct {
 	NoRateCut     bool                  // a cut prices the rest at the call's published cost only (par/offer.go)
 	NoFewItems    bool                  // a call over few items splits them only after its first grain (par/offer.go)
 	NoPlainNested bool                  // nested calls are framed even where the slot offers work (par/route.go)
+	NoIdleCheck   bool                  // nested calls run plain where the slot offers work even while seats idle (par/route.go)
 	NoCrowd       bool                  // calls are never crowded (par/plain.go)
 	NoSaturation  bool                  // the Ps are never taken to be saturated (par/pool.go)
 	NoSpawnGrow   bool                  // a spawn onto a full private stack shares half, as a fork does (par/slot.go)
@@ -42,6 +43,7 @@ var settings = map[string]func(*Set){
 	"ratecut=off":     func(e *Set) { e.NoRateCut = true },
 	"fewitems=off":    func(e *Set) { e.NoFewItems = true },
 	"plainnested=off": func(e *Set) { e.NoPlainNested = true },
+	"idlecheck=off":   func(e *Set) { e.NoIdleCheck = true },
 	"crowds=off":      func(e *Set) { e.NoCrowd = true },
 	"saturation=off":  func(e *Set) { e.NoSaturation = true },
 	"spawngrow=off":   func(e *Set) { e.NoSpawnGrow = true },
