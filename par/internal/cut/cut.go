@@ -17,11 +17,12 @@
 // are in segments of as many, allocated by the owner the first time its
 // recursion goes that deep and kept, so that a slot pays memory for the
 // depth its calls reach, and a deep recursion (thousands of levels, each a
-// call over a node's children) offers every level's rest. A thief tries them oldest first, as Cilk steals the oldest
-// continuation: the outermost rest is the largest, and once thieves have
-// cut it away, a deeper one is what is left to take (a deep recursion's
-// inner calls, while its outer grains run for long). The protocol, for
-// each point, whose piece is t and whose grain ends before index next:
+// call over a node's children) offers every level's rest. A thief tries
+// them oldest first, as Cilk steals the oldest continuation: the outermost
+// rest is the largest, and once thieves have cut it away, a deeper one is
+// what is left to take (a deep recursion's inner calls, while its outer
+// grains run for long). The protocol, for each point, whose piece is t and
+// whose grain ends before index next (the grain starting at lo):
 //
 //	owner, open:  write t, lo, next, opened; state.Store(Open) (Stack.Open).
 //	owner, grain: run [cur, next), touching nothing of t.
