@@ -86,6 +86,17 @@ func TestCutGoesByTheCallsTree(t *testing.T) {
 	owner.cuts.Close(piece)
 }
 
+// openPiece opens a cut point on owner for a piece [lo, hi) of a new call
+// of tree on p, its grain [lo, next) running since tick opened.
+func openPiece(p *Pool, owner *slot, tree uint64, lo, hi, next int, opened int64) (*task, *frame[none]) {
+	f := new(frame[none])
+	f.pool, f.owner, f.tree = p, owner, tree
+	piece := owner.newTask()
+	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, lo, hi
+	owner.cuts.Open(piece, int64(lo), int64(next), opened)
+	return piece, f
+}
+
 // A rest that the call's published cost prices cheap is still cut when
 // the running grain's own rate, shown by its age, prices it worth a split:
 // a recursion's deep child among leaves. A long grain of many cheap items
@@ -94,13 +105,9 @@ func TestCutsPriceTheRestByTheGrainsRate(t *testing.T) {
 	p, owner, thief := cutSlots(t)
 	const tree = 0x101
 	tryCut := func(lo, next, hi int) *task {
-		f := new(frame[none])
-		f.pool, f.owner, f.tree = p, owner, tree
-		f.sizer.CostMt.Store(1) // published: an item costs next to nothing
-		piece := owner.newTask()
-		piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, lo, hi
 		age := grain.Thresholds().CutAge * 3 / 2
-		owner.cuts.Open(piece, int64(lo), int64(next), platform.Ticks()-age)
+		piece, f := openPiece(p, owner, tree, lo, hi, next, platform.Ticks()-age)
+		f.sizer.CostMt.Store(1) // published: an item costs next to nothing
 		r := thief.cutFrom(owner, tree)
 		owner.cuts.Close(piece)
 		return r
@@ -120,11 +127,7 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 	p, owner, thief := cutSlots(t)
 	const tree = 0x101
 	open := func(lo, hi, next int) *task {
-		f := new(frame[none])
-		f.pool, f.owner, f.tree = p, owner, tree
-		piece := owner.newTask()
-		piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, lo, hi
-		owner.cuts.Open(piece, 0, int64(next), 0) // open since the clock's start
+		piece, _ := openPiece(p, owner, tree, lo, hi, next, 0) // open since the clock's start
 		return piece
 	}
 	outer := open(0, 1000, 1) // running [0, 1): [1, 1000) offered
