@@ -177,7 +177,7 @@ func (c *core) worthCutting(age, lo, next, hi int64) bool {
 	pc := c.sizer.NewPacer()
 	rest, split := c.sizer.Units(next, hi), grain.Thresholds().SplitMin
 	return !pc.Measured() || pc.CostAtLeast(rest, split) ||
-		!c.pool.exp.NoRateCut && float64(age)*float64(rest) >= float64(split)*float64(max(c.sizer.Units(lo, next), 1))
+		!c.pool.exp.NoRateCut && grain.RateAtLeast(max(c.sizer.Units(lo, next), 1), age, rest, split)
 }
 
 // cutAny tries the workers' cut points in order, then the guest seats'.

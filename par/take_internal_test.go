@@ -67,12 +67,8 @@ func cutSlots(t *testing.T) (p *Pool, owner, thief *slot) {
 func TestCutGoesByTheCallsTree(t *testing.T) {
 	p, owner, thief := cutSlots(t)
 	const callTree, staleTree = 0x101, 0x202
-	f := new(frame[none])
-	f.pool, f.owner, f.tree = p, owner, callTree
-	piece := owner.newTask()
-	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 1000
-	piece.tree.Store(staleTree)     // what the recycled task last carried
-	owner.cuts.Open(piece, 0, 1, 0) // a grain open since the clock's start
+	piece, _ := openPiece(p, owner, callTree, 0, 1000, 1, 0) // a grain open since the clock's start
+	piece.tree.Store(staleTree)                              // what the recycled task last carried
 	if r := thief.cutFrom(owner, staleTree); r != nil {
 		t.Fatalf("a slot waiting in tree %#x cut [%d, %d) of a call of tree %#x", staleTree, r.lo, r.hi, callTree)
 	}
@@ -126,12 +122,8 @@ func TestCutsPriceTheRestByTheGrainsRate(t *testing.T) {
 func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 	p, owner, thief := cutSlots(t)
 	const tree = 0x101
-	open := func(lo, hi, next int) *task {
-		piece, _ := openPiece(p, owner, tree, lo, hi, next, 0) // open since the clock's start
-		return piece
-	}
-	outer := open(0, 1000, 1) // running [0, 1): [1, 1000) offered
-	inner := open(0, 8, 1)    // nested in outer's grain: [1, 8) offered
+	outer, _ := openPiece(p, owner, tree, 0, 1000, 1, 0) // open since the clock's start: [1, 1000) offered
+	inner, _ := openPiece(p, owner, tree, 0, 8, 1, 0)    // nested in outer's grain: [1, 8) offered
 	if r := thief.cutFrom(owner, tree); r == nil || r.frame != outer.frame || r.lo != 500 || r.hi != 1000 {
 		t.Fatalf("first cut: %+v, want the outer rest's upper half [500, 1000)", r)
 	}
@@ -162,11 +154,7 @@ func TestCutsTakeTheOldestRestLeft(t *testing.T) {
 func TestCutPointsWithNoRestAreSpent(t *testing.T) {
 	p, owner, thief := cutSlots(t)
 	const tree = 0x101
-	f := new(frame[none])
-	f.pool, f.owner, f.tree = p, owner, tree
-	piece := owner.newTask()
-	piece.kind, piece.frame, piece.lo, piece.hi = taskPiece, f, 0, 2
-	owner.cuts.Open(piece, 0, 1, 0) // running [0, 1): [1, 2) offered
+	piece, _ := openPiece(p, owner, tree, 0, 2, 1, 0) // running [0, 1): [1, 2) offered
 	cp := owner.cuts.At(0)
 	if r := thief.cutFrom(owner, tree); r == nil || r.lo != 1 || r.hi != 2 {
 		t.Fatalf("cut %+v, want the whole rest [1, 2)", r)

@@ -23,7 +23,7 @@ type Set struct {
 	NoRateCut     bool                  // a cut prices the rest at the call's published cost only (par/offer.go)
 	NoFewItems    bool                  // a call over few items splits them only after its first grain (par/offer.go)
 	NoPlainNested bool                  // nested calls are framed even where the slot offers work (par/route.go)
-	NoIdleCheck   bool                  // nested calls run plain where the slot offers work even while seats idle (par/route.go)
+	NoIdleCheck   bool                  // nested calls run plain where the slot offers work even while a seat spins (par/route.go)
 	NoCrowd       bool                  // calls are never crowded (par/plain.go)
 	NoSaturation  bool                  // the Ps are never taken to be saturated (par/pool.go)
 	NoSpawnGrow   bool                  // a spawn onto a full private stack shares half, as a fork does (par/slot.go)

@@ -114,13 +114,17 @@ func (z *Sizer) Adapt(pc *Pacer, iters, dt int64) {
 func (pc *Pacer) Measured() bool { return pc.costIters != 0 }
 
 // CostAtLeast reports whether rem units at the measured cost take at least
-// ticks (rem*costTicks >= ticks*costIters, in 128 bits); false unmeasured.
+// ticks; false unmeasured.
 func (pc *Pacer) CostAtLeast(rem, ticks int64) bool {
-	if pc.costIters == 0 {
-		return false
-	}
-	h1, l1 := bits.Mul64(uint64(rem), uint64(pc.costTicks))
-	h2, l2 := bits.Mul64(uint64(ticks), uint64(pc.costIters))
+	return pc.costIters != 0 && RateAtLeast(pc.costIters, pc.costTicks, rem, ticks)
+}
+
+// RateAtLeast reports whether rem units, at the rate of iters units in
+// took ticks, take at least ticks (rem*took >= ticks*iters, in 128 bits,
+// so that it divides nothing). All four are non-negative.
+func RateAtLeast(iters, took, rem, ticks int64) bool {
+	h1, l1 := bits.Mul64(uint64(rem), uint64(took))
+	h2, l2 := bits.Mul64(uint64(ticks), uint64(iters))
 	return h1 > h2 || (h1 == h2 && l1 >= l2)
 }
 
