@@ -23,6 +23,7 @@ declare -A rows=(
   [saturation]='CallersSweep$/callers=(64|512)$/n=(1000|10000)$/impl=par.ForRange$|ManyCallers$/peer=par.ForRange$'
   [backoff]='Tiny$/peer=par.For$|Uniform$/peer=par.For$|Quicksort$/peer=par.Join$|Fib30$/peer=par.BothOf-direct$'
   [ratecut]='PublishedTrees$/tree=(T1|T3)/impl=par.(ReduceRangeOf|For)$|UTS$/peer=par.(For|ReduceRange)$'
+  [slowstart]='PublishedTrees$/tree=(T1|T3)/impl=par.(ReduceRangeOf|For)$|UTS$/peer=par.(For|ReduceRange)$|Nested$/peer=par.(For|ForRange)$|NestedSmall$|Skewed$/peer=par.For$'
   [idlecheck]='PublishedTrees$/tree=(T1|T3)/impl=par.(ReduceRangeOf|For)$|UTS$/peer=par.(For|ReduceRange)$|Nested$/peer=par.(For|ForRange)$'
   [spawngrow]='ScopeSpawn$/impl=par.Scope(Of)?$|Crawl$/impl=par.Scope(Of)?$|PublishedTrees$/tree=T1/impl=par.Scope$'
 )
@@ -30,8 +31,9 @@ declare -A setting=(
   [kicks]=kicks=off [cuts]=cuts=off [fewitems]=fewitems=off
   [plainnested]=plainnested=off [crowds]=crowds=off [saturation]=saturation=off
   [backoff]=backoff=off [spawngrow]=spawngrow=off [ratecut]=ratecut=off [idlecheck]=idlecheck=off
+  [slowstart]=slowstart=off
 )
-for h in ${HEUR:-kicks cuts fewitems plainnested crowds saturation backoff spawngrow ratecut idlecheck}; do
+for h in ${HEUR:-kicks cuts fewitems plainnested crowds saturation backoff spawngrow ratecut idlecheck slowstart}; do
   rm -f "$out/$h.on.txt" "$out/$h.off.txt"
   for _ in $(seq "$rounds"); do
     for side in on off; do

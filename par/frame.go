@@ -207,6 +207,7 @@ func (f *frame[T]) begin(p *Pool, s *slot, sp *spec, b *job[T], tc traced) {
 	c := &f.core
 	c.pool, c.owner, c.tree = p, s, s.tree
 	c.sizer.MinGrain = min(int64(max(1, sp.grain)), grain.MaxGrain)
+	c.sizer.NoSlowStart = p.exp.NoSlowStart
 	c.labels = platform.ProfLabel()
 	c.progress, c.sizer.Prefix, c.traced = sp.progress, sp.prefix, tc
 	f.b = *b

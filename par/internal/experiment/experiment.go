@@ -21,6 +21,7 @@ type Set struct {
 	NoKick        bool                  // a first grain kicks no parked worker (par/offer.go)
 	NoCut         bool                  // no piece offers its rest behind a running grain (par/offer.go)
 	NoRateCut     bool                  // a cut prices the rest at the call's published cost only (par/offer.go)
+	NoSlowStart   bool                  // grains of costly items not measured yet grow 64-fold, as cheap ones do (par/internal/grain)
 	NoFewItems    bool                  // a call over few items splits them only after its first grain (par/offer.go)
 	NoPlainNested bool                  // nested calls are framed even where the slot offers work (par/route.go)
 	NoIdleCheck   bool                  // nested calls run plain where the slot offers work even while a seat spins (par/route.go)
@@ -41,6 +42,7 @@ var settings = map[string]func(*Set){
 	"kicks=off":       func(e *Set) { e.NoKick = true },
 	"cuts=off":        func(e *Set) { e.NoCut = true },
 	"ratecut=off":     func(e *Set) { e.NoRateCut = true },
+	"slowstart=off":   func(e *Set) { e.NoSlowStart = true },
 	"fewitems=off":    func(e *Set) { e.NoFewItems = true },
 	"plainnested=off": func(e *Set) { e.NoPlainNested = true },
 	"idlecheck=off":   func(e *Set) { e.NoIdleCheck = true },

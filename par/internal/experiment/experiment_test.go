@@ -24,6 +24,7 @@ func TestEverySettingSetsItsField(t *testing.T) {
 		"saturation=off":   {NoSaturation: true},
 		"spawngrow=off":    {NoSpawnGrow: true},
 		"ratecut=off":      {NoRateCut: true},
+		"slowstart=off":    {NoSlowStart: true},
 		"idlecheck=off":    {NoIdleCheck: true},
 		"backoff=on":       {},
 		"threads=unlocked": {},

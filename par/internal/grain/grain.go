@@ -3,7 +3,15 @@
 //
 // Every grain is timed with the cycle counter and the next one sized to
 // take about TargetNs, growing at most 64-fold a step; a cost is believed
-// only from a grain of at least CalibratedNs. A splitting piece publishes
+// only from a grain of at least CalibratedNs. Until then, a grain whose
+// items took CostlyItemNs or more each grows at most twofold (slow start):
+// items that costly do work of their own, such as a recursion's children,
+// most of them leaves and one a deep subtree, and a grain sized on one
+// leaf's time would take all of a node's other children, leaving no rest
+// behind it for a thief to cut (par/internal/cut), so that the subtree
+// among them runs on the one worker. Cheaper items grow 64-fold: a
+// grain's own cost, tens of nanoseconds, would dominate theirs. A
+// splitting piece publishes
 // what it learned, for pieces stolen later; a Grain option is a lower
 // bound. With Weighted every measure is in weight units, but a grain
 // covers at most twice its piece's previous grain's items: understated
@@ -25,6 +33,7 @@ const (
 	SplitMinNs   = 4_000     // least work worth splitting off when a worker can take it at once
 	SplitWakeNs  = 50_000    // least work worth splitting off when a sleeper must be woken
 	CutAgeNs     = 4_000     // a grain must have run this long before a thief cuts its piece
+	CostlyItemNs = 50        // an item this costly, its cost not measured yet, grows its grain at most twofold
 	KickEveryNs  = 1_000_000 // at most one kick per pool in this time (par's offer.go)
 	YoungNs      = 1_000     // a thief steals a victim's oldest task only if it stays this long (par's steal.go)
 
@@ -34,7 +43,7 @@ const (
 // Ticks are the durations above in ticks, converted once per calibration
 // and replaced whole, so that a reader sees one set.
 type Ticks struct {
-	Target, Calibrated, SplitMin, SplitWake, CutAge, KickEvery, Young int64
+	Target, Calibrated, SplitMin, SplitWake, CutAge, CostlyItem, KickEvery, Young int64
 }
 
 var thresholds atomic.Pointer[Ticks]
@@ -48,7 +57,7 @@ func setThresholds() {
 	t := platform.NsToTicks
 	thresholds.Store(&Ticks{
 		Target: t(TargetNs), Calibrated: t(CalibratedNs), SplitMin: t(SplitMinNs), SplitWake: t(SplitWakeNs),
-		CutAge: t(CutAgeNs), KickEvery: t(KickEveryNs), Young: t(YoungNs),
+		CutAge: t(CutAgeNs), CostlyItem: t(CostlyItemNs), KickEvery: t(KickEveryNs), Young: t(YoungNs),
 	})
 }
 
@@ -66,6 +75,8 @@ type Sizer struct {
 	Grain    atomic.Int64 // learned iterations per grain
 	CostMt   atomic.Int64 // learned cost of one iteration, in 1/1000 ticks; 0: not measured yet
 	Prefix   []int64      // Weighted's prefix sums, or nil: every index weighs 1
+
+	NoSlowStart bool // the experiment slowstart=off: costly items grow 64-fold too
 }
 
 // Pacer sizes a piece's grains. The cost is kept as the grain that measured
@@ -87,7 +98,9 @@ func (z *Sizer) NewPacer() Pacer {
 }
 
 // Adapt records that iters iterations took dt ticks and sizes the next
-// grain for the target, unchanged when within a factor of two.
+// grain for the target, unchanged when within a factor of two, growing at
+// most twofold while the cost is not measured and the items are costly
+// (slow start, in the package comment), else 64-fold.
 func (z *Sizer) Adapt(pc *Pacer, iters, dt int64) {
 	dt = max(dt, 1)
 	tk := thresholds.Load()
@@ -107,7 +120,11 @@ func (z *Sizer) Adapt(pc *Pacer, iters, dt int64) {
 	} else {
 		next = MaxGrain
 	}
-	pc.grain = max(min(next, 64*pc.grain, MaxGrain), z.MinGrain, 1)
+	growth := int64(64)
+	if pc.costIters == 0 && !z.NoSlowStart && RateAtLeast(iters, dt, 1, tk.CostlyItem) {
+		growth = 2
+	}
+	pc.grain = max(min(next, growth*pc.grain, MaxGrain), z.MinGrain, 1)
 }
 
 // Measured reports whether pc has measured a cost (its own or its call's).

@@ -34,7 +34,8 @@ func TestThresholdsAreTicks(t *testing.T) {
 	want := Ticks{
 		Target: platform.NsToTicks(TargetNs), Calibrated: platform.NsToTicks(CalibratedNs),
 		SplitMin: platform.NsToTicks(SplitMinNs), SplitWake: platform.NsToTicks(SplitWakeNs),
-		CutAge: platform.NsToTicks(CutAgeNs), KickEvery: platform.NsToTicks(KickEveryNs),
+		CutAge: platform.NsToTicks(CutAgeNs), CostlyItem: platform.NsToTicks(CostlyItemNs),
+		KickEvery: platform.NsToTicks(KickEveryNs),
 		Young: platform.NsToTicks(YoungNs),
 	}
 	if *tk != want {
@@ -98,6 +99,38 @@ func TestAdaptAimsAtTheTarget(t *testing.T) {
 	}
 	if pc := adapt(1, 7, tk.Calibrated); !pc.Measured() || pc.costIters != 7 || pc.costTicks != tk.Calibrated {
 		t.Errorf("a grain of 7 in %d ticks: cost %d/%d, want 7/%d", tk.Calibrated, pc.costIters, pc.costTicks, tk.Calibrated)
+	}
+}
+
+// Catches: an unmeasured grain of costly items (a recursion's leaf) sized
+// to take all of its piece's rest at once, cheap items held to slow start,
+// slow start after the cost is measured, or with the experiment off.
+func TestSlowStartForCostlyItems(t *testing.T) {
+	tk := Thresholds()
+	if tk.CostlyItem < 2 || 4*tk.CostlyItem >= tk.Calibrated {
+		t.Skipf("thresholds %+v: too few ticks to place grains between CostlyItem and Calibrated", *tk)
+	}
+	adapt := func(z *Sizer, pc Pacer, iters, dt int64) int64 {
+		z.Adapt(&pc, iters, dt)
+		return pc.grain
+	}
+	z := &Sizer{MinGrain: 1}
+	if g := adapt(z, Pacer{grain: 1}, 1, tk.CostlyItem); g != 2 {
+		t.Errorf("one item of CostlyItem ticks, unmeasured: next grain %d, want 2", g)
+	}
+	if g := adapt(z, Pacer{grain: 4}, 4, 4*tk.CostlyItem); g != 8 {
+		t.Errorf("4 items of CostlyItem ticks each, unmeasured: next grain %d, want 8", g)
+	}
+	if g, want := adapt(z, Pacer{grain: 1}, 1, tk.CostlyItem-1), min(64, tk.Target/(tk.CostlyItem-1)); g != want {
+		t.Errorf("one item just under CostlyItem, unmeasured: next grain %d, want %d (the target's, at most 64)", g, want)
+	}
+	measured := Pacer{grain: 1, costIters: 1, costTicks: tk.CostlyItem}
+	if g, want := adapt(z, measured, 1, tk.CostlyItem), min(64, tk.Target/tk.CostlyItem); g != want {
+		t.Errorf("one costly item with the cost measured: next grain %d, want %d", g, want)
+	}
+	off := &Sizer{MinGrain: 1, NoSlowStart: true}
+	if g, want := adapt(off, Pacer{grain: 1}, 1, tk.CostlyItem), min(64, tk.Target/tk.CostlyItem); g != want {
+		t.Errorf("slowstart=off, one costly item: next grain %d, want %d", g, want)
 	}
 }
 
