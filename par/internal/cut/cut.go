@@ -39,11 +39,33 @@
 //	              state.Store(Open) (Point.Release).
 //
 // A Spent point stays open to the owner (closing takes Open or Spent to
-// Closed) but thieves pass it with a load: nothing can be added to a rest
-// while its grain runs, so the point has nothing more to give. Without it,
-// every thief would write every exhausted point of every slot on each
-// look, and a deep recursion's slots hold dozens of them, their rests cut
-// away while the grains below run.
+// Closed) but thieves pass it: nothing can be added to a rest while its
+// grain runs, so the point has nothing more to give. Without it, every
+// thief would write every exhausted point of every slot on each look, and
+// a deep recursion's slots hold dozens of them, their rests cut away while
+// the grains below run.
+//
+// Thieves also skip the Spent points at the bottom of a stack without
+// loading them: the stack's live word holds an index below which every
+// point is Spent, and an epoch. In a recursion hundreds of levels deep,
+// where thieves have cut away every level's rest but the deepest few,
+// scanning from the bottom cost each look hundreds of loads of points the
+// owner writes. The protocol, with w = live.Load() at a scan's start:
+//
+//	thief: scanning from w's index, on meeting the first point that is not
+//	       Spent at index i > w's: CAS(w, w with index i) (Stack.Claim).
+//	owner: on closing a Spent point at index i: store live with index
+//	       min(w's, i) and the epoch plus one (Stack.Close).
+//
+// Invariant: every point below live's index is Spent. Only the owner ends
+// a point's Spent state, by closing it, and closing one stores a new
+// epoch, so that a thief whose scan saw that point Spent before the close
+// fails its CAS, whenever the owner reopens the point; an Open point is
+// never below live, so a scan from live's index claims what a scan from
+// the bottom would. Closing an Open point leaves live alone: no thief
+// passed it. The epoch has 48 bits; a thief would have to stall between
+// its load and its CAS across 2^48 closes of Spent points for its CAS to
+// succeed on a stale word.
 //
 // Only the thief that moved the state from Open to Cutting writes t, and
 // the owner reads t only after its CAS from Open or Spent to Closed, which
@@ -133,8 +155,14 @@ func (p *Point[T]) Release(spent bool) {
 type Stack[T any] struct {
 	points [Segment]Point[T]
 	more   [Max/Segment - 1]atomic.Pointer[[Segment]Point[T]]
-	n      int // open points (owner only)
+	n      int           // open points (owner only)
+	live   atomic.Uint64 // epoch<<liveBits | the index below which every point is Spent (see the package comment)
 }
+
+// liveBits is the bits of a live word's index: Max fits.
+const liveBits = 16
+
+func liveIndex(w uint64) int { return int(w & (1<<liveBits - 1)) }
 
 // point returns s's point i, or nil if its segment was never allocated.
 func (s *Stack[T]) point(i int) *Point[T] {
@@ -179,7 +207,12 @@ func (s *Stack[T]) Close(t *T) {
 	}
 	s.n--
 	p := s.point(s.n)
-	for i := 0; !p.state.CompareAndSwap(int32(Open), int32(Closed)) && !p.state.CompareAndSwap(int32(Spent), int32(Closed)); i++ {
+	for i := 0; !p.state.CompareAndSwap(int32(Open), int32(Closed)); i++ {
+		if p.state.CompareAndSwap(int32(Spent), int32(Closed)) {
+			w := s.live.Load() // a new epoch: a thief that passed p Spent fails its CAS
+			s.live.Store((w>>liveBits+1)<<liveBits | uint64(min(liveIndex(w), s.n)))
+			break
+		}
 		if i < 64 {
 			platform.Pause(1)
 		} else {
@@ -199,14 +232,27 @@ func (s *Stack[T]) At(i int) *Point[T] { return s.point(i) }
 // Claim claims for the caller the oldest Open point of s at index i or
 // above, passing Spent ones and stopping at the first Closed one: it moves
 // the point from Open to Cutting and returns it with the index to resume
-// the scan at, or nil. The caller releases it by [Point.Release].
+// the scan at, or nil. The caller releases it by [Point.Release]. A scan
+// starts at live's index at the lowest, and moves it past the Spent points
+// it found there (the package comment).
 func (s *Stack[T]) Claim(i int) (*Point[T], int) {
-	for ; i < Max; i++ {
+	w := s.live.Load()
+	from := liveIndex(w)
+	run := i <= from // the scan starts at live's index: Spent points from it on advance it
+	for i = max(i, from); i < Max; i++ {
 		p := s.point(i)
 		if p == nil {
-			return nil, Max
+			break
 		}
-		switch State(p.state.Load()) {
+		st := State(p.state.Load())
+		if st == Spent {
+			continue
+		}
+		if run && i > from {
+			s.live.CompareAndSwap(w, w&^(1<<liveBits-1)|uint64(i))
+		}
+		run = false
+		switch st {
 		case Closed:
 			return nil, Max
 		case Open:

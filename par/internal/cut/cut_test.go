@@ -14,6 +14,22 @@ import (
 // The tests run thieves on goroutines of their own: none may outlive them.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// checkLive fails t unless every point below live's index is Spent and the
+// index is within the open points; called by the owner, whose closes are
+// the only way out of Spent, so that it holds while thieves scan.
+func checkLive(t *testing.T, s *Stack[piece]) {
+	t.Helper()
+	from := liveIndex(s.live.Load())
+	if from > s.Len() {
+		t.Fatalf("live's index %d is above the %d open points", from, s.Len())
+	}
+	for i := range from {
+		if st := s.At(i).State(); st != Spent {
+			t.Fatalf("point %d, below live's index %d, is in state %d", i, from, st)
+		}
+	}
+}
+
 // piece is a test payload. a and b are equal whenever nobody holds the
 // piece: its holder, the owner while its point is closed or the thief that
 // claimed it, adds 1 to a and then to b.
@@ -225,13 +241,16 @@ func stress(t *testing.T, depth, oneIn, width int) {
 		if !s.Open(pc, 0, next, 0) {
 			t.Fatalf("open at depth %d refused", d)
 		}
+		checkLive(t, &s)
 		for k := 0; k < width && d+1 < len(ps) && rng.IntN(oneIn) != 0; k++ {
 			nest(d + 1)
 		}
 		if rng.IntN(8) == 0 {
 			runtime.Gosched() // a grain that runs a while
 		}
+		checkLive(t, &s)
 		s.Close(pc)
+		checkLive(t, &s)
 		if s.Len() != d {
 			t.Errorf("after closing depth %d, %d open", d, s.Len())
 		}
@@ -318,6 +337,7 @@ func FuzzStack(f *testing.F) {
 			if s.Len() != len(model) {
 				t.Fatalf("%d open, the model has %d", s.Len(), len(model))
 			}
+			checkLive(t, &s)
 			for i, st := range model {
 				if got := s.At(i).State(); got != st {
 					t.Fatalf("point %d is in state %d, the model's %d", i, got, st)
