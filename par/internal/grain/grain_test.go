@@ -36,7 +36,7 @@ func TestThresholdsAreTicks(t *testing.T) {
 		SplitMin: platform.NsToTicks(SplitMinNs), SplitWake: platform.NsToTicks(SplitWakeNs),
 		CutAge: platform.NsToTicks(CutAgeNs), CostlyItem: platform.NsToTicks(CostlyItemNs),
 		KickEvery: platform.NsToTicks(KickEveryNs),
-		Young: platform.NsToTicks(YoungNs),
+		Young:     platform.NsToTicks(YoungNs),
 	}
 	if *tk != want {
 		t.Fatalf("Thresholds() = %+v, want %+v", *tk, want)
