@@ -9,11 +9,10 @@
 // most of them leaves and one a deep subtree, and a grain sized on one
 // leaf's time would take all of a node's other children, leaving no rest
 // behind it for a thief to cut (par/internal/cut), so that the subtree
-// among them runs on the one worker. Cheaper items grow 64-fold: a
-// grain's own cost, tens of nanoseconds, would dominate theirs. A
-// splitting piece publishes
-// what it learned, for pieces stolen later; a Grain option is a lower
-// bound. With Weighted every measure is in weight units, but a grain
+// among them runs on the one worker. Cheaper items grow 64-fold: a grain's
+// own cost, tens of nanoseconds, would dominate theirs. A splitting piece
+// publishes what it learned, for pieces stolen later; a Grain option is a
+// lower bound. With Weighted every measure is in weight units, but a grain
 // covers at most twice its piece's previous grain's items: understated
 // weights must not merge costly items into one grain nobody can take.
 package grain
