@@ -159,10 +159,14 @@ type Stack[T any] struct {
 	live   atomic.Uint64 // epoch<<liveBits | the index below which every point is Spent (see the package comment)
 }
 
-// liveBits is the bits of a live word's index: Max fits.
-const liveBits = 16
+// liveBits is the bits of a live word's index (Max fits), liveMask their
+// mask.
+const (
+	liveBits = 16
+	liveMask = 1<<liveBits - 1
+)
 
-func liveIndex(w uint64) int { return int(w & (1<<liveBits - 1)) }
+func liveIndex(w uint64) int { return int(w & liveMask) }
 
 // point returns s's point i, or nil if its segment was never allocated.
 func (s *Stack[T]) point(i int) *Point[T] {
@@ -249,7 +253,7 @@ func (s *Stack[T]) Claim(i int) (*Point[T], int) {
 			continue
 		}
 		if run && i > from {
-			s.live.CompareAndSwap(w, w&^(1<<liveBits-1)|uint64(i))
+			s.live.CompareAndSwap(w, w&^liveMask|uint64(i))
 		}
 		run = false
 		switch st {
