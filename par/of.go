@@ -16,6 +16,17 @@ package par
 //
 // A call its verb runs itself (parallelism 1, or nested on a slot that
 // offers work, with no options) needs no box: route.go's direct.
+//
+// Leaves. ForOf and ReduceRangeOf test for a leaf (n <= 0, no options) in
+// a body small enough for the compiler to inline into their callers, so
+// that a recursion's leaves (seven nodes in eight of the deep published
+// tree) cost no call, which would copy the argument and the functions
+// once more. Go inlines a function whose cost is at most 80;
+// ReduceRangeOf's test costs 80, and a look at the functions or at
+// len(opts) would take it over (go build -gcflags=-m), so a call over no
+// items does not look at its functions. .ci/run checks that the bench
+// module's tree walk inlines it; the figures are in docs/DESIGN.md, "How a
+// call runs".
 
 import (
 	"sync/atomic"
@@ -95,20 +106,24 @@ func giveBox(t *task) {
 //	func visit(n *Node, i int) { ...; par.ForOf(len(n.Kids[i].Kids), n.Kids[i], visit) }
 //
 // allocates nothing per node, where a closure over the node would be
-// allocated at every call, with what it captures. Otherwise as For.
+// allocated at every call, with what it captures. A call over no items
+// (n <= 0) with no options returns at once, in its caller: the compiler
+// inlines that test, so a recursion's leaves cost no call, and body is not
+// looked at, as slices.SortFunc does not look at cmp with fewer than two
+// elements; with n > 0 a nil body panics. Otherwise as For.
 func ForOf[A any](n int, arg A, body func(arg A, i int), opts ...Option) {
-	if n > 0 || len(opts) != 0 || body == nil {
-		forOf(n, arg, body, opts) // a leaf of a recursion returns before the call's frame is set up
+	if n > 0 || opts != nil { // a leaf returns here, inlined (the file's comment)
+		forOf(n, arg, body, opts)
 	}
 }
 
-// forOf is ForOf past its leaves: there is something to do, or a nil body.
-// A call that runs whole on its seat runs here; any other, boxed.
+// forOf is ForOf past its leaves: there is something to do, or options to
+// check. A call that runs whole on its seat runs here; any other, boxed.
 func forOf[A any](n int, arg A, body func(arg A, i int), opts []Option) {
 	mustBody("ForOf", "body", body == nil)
 	s, d := callerSeat(opts)
 	from := 0
-	if d { // n > 0: the leaves returned
+	if d && n > 0 { // n <= 0 gets here only with opts empty but not nil
 		if _, from = direct(s, n, forOfBox[A]{body: body, arg: arg}, forOfWhole[A], none{}, nil); from == n {
 			return
 		}
@@ -144,16 +159,18 @@ func forOfBoxed[A any](s *slot, from, n int, arg A, body func(arg A, i int), opt
 //		return s
 //	}
 //
-// allocates nothing per node. Otherwise as ReduceRange.
+// allocates nothing per node. A call over no items (n <= 0) with no
+// options returns identity at once, in its caller, as ForOf returns;
+// with n > 0 a nil leaf or combine panics. Otherwise as ReduceRange.
 func ReduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts ...Option) T {
-	if n > 0 || len(opts) != 0 || leaf == nil || combine == nil {
+	if n > 0 || opts != nil { // a leaf returns here, inlined (the file's comment)
 		return reduceRangeOf(n, arg, identity, leaf, combine, opts)
 	}
-	return identity // a leaf of a recursion, before the call's frame is set up
+	return identity
 }
 
 // reduceRangeOf is ReduceRangeOf past its leaves: there is something to do,
-// or a nil function. A call that runs whole on its seat runs here; any
+// or options to check. A call that runs whole on its seat runs here; any
 // other, boxed.
 func reduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi int) T, combine func(a, b T) T, opts []Option) T {
 	mustBody("ReduceRangeOf", "leaf function", leaf == nil)
@@ -161,7 +178,7 @@ func reduceRangeOf[A, T any](n int, arg A, identity T, leaf func(arg A, lo, hi i
 	s, d := callerSeat(opts)
 	var head T
 	from := 0
-	if d { // n > 0: the leaves returned
+	if d && n > 0 { // as in forOf
 		if head, from = direct(s, n, arg, leaf, identity, combine); from == n {
 			return head
 		}

@@ -141,3 +141,44 @@ func TestOfFormsPanics(t *testing.T) {
 		}
 	}
 }
+
+// Catches: a leaf (n <= 0, no options) that calls a function, sets up a
+// call, or is not told from a call with options, which looks at them.
+func TestOfFormsLeavesReturnAtOnce(t *testing.T) {
+	var calls atomic.Int64
+	leaf := func(int, int, int) int { calls.Add(1); return 1 }
+	body := func(int, int) { calls.Add(1) }
+	leaves := func(n int) {
+		if got := par.ReduceRangeOf(n, 0, 7, leaf, addInts); got != 7 {
+			t.Errorf("ReduceRangeOf(%d, ...) = %d, want the identity 7", n, got)
+		}
+		if got := par.ReduceRangeOf(n, 0, 7, leaf, addInts, []par.Option{}...); got != 7 {
+			t.Errorf("ReduceRangeOf(%d, ..., no options but a slice) = %d, want 7", n, got)
+		}
+		par.ForOf(n, 0, body)
+		par.ForOf(n, 0, body, []par.Option{}...)
+		// A leaf does not look at its functions (the package's comment in
+		// of.go says why): nil ones return as the others do.
+		if got := par.ReduceRangeOf[int, int](n, 0, 7, nil, nil); got != 7 {
+			t.Errorf("ReduceRangeOf(%d, ..., nil, nil) = %d, want 7", n, got)
+		}
+		par.ForOf[int](n, 0, nil)
+	}
+	// From outside a pool, and inside a body at parallelism 1, where a call
+	// runs by its verb on its seat.
+	p := newPool(t, par.Workers(1))
+	for _, n := range []int{0, -3} {
+		leaves(n)
+		par.For(1, func(int) { leaves(n) }, par.On(p))
+	}
+	if c := calls.Load(); c != 0 {
+		t.Errorf("calls over no items ran their functions %d times", c)
+	}
+	// With options the call looks at its arguments, as every verb does.
+	if _, panicked := catch(func() { par.ReduceRangeOf[int, int](0, 0, 7, nil, addInts, par.Grain(1)) }); !panicked {
+		t.Error("ReduceRangeOf over no items with an option and a nil leaf: no panic")
+	}
+	if _, panicked := catch(func() { par.ForOf(0, 0, body, par.Deterministic()) }); !panicked {
+		t.Error("ForOf over no items with an option it does not take: no panic")
+	}
+}
