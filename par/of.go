@@ -24,9 +24,9 @@ package par
 // once more. Go inlines a function whose cost is at most 80;
 // ReduceRangeOf's test costs 80, and a look at the functions or at
 // len(opts) would take it over (go build -gcflags=-m), so a call over no
-// items does not look at its functions. .ci/run checks that the bench
-// module's tree walk inlines it; the figures are in docs/DESIGN.md, "How a
-// call runs".
+// items does not look at its functions. .ci/run checks that the walks in
+// of_test.go inline both; the figures are in docs/DESIGN.md, "How a call
+// runs".
 
 import (
 	"sync/atomic"
