@@ -16,7 +16,7 @@ const capturesDir = "internal/topology/testdata"
 
 func readCapture(t *testing.T, name string) *Machine {
 	t.Helper()
-	fsys, err := capture.Open(filepath.Join(capturesDir, name+".tar.bz2"))
+	fsys, err := capture.Open(filepath.Join(capturesDir, name+".tar.gz"))
 	if err != nil {
 		t.Fatalf("capture %s: %v", name, err)
 	}
@@ -32,9 +32,8 @@ func readCapture(t *testing.T, name string) *Machine {
 // on one CPU or outside the machine, puts SMT siblings before every core has
 // a worker, steals in an order other than the topology's nearest-first
 // levels, or miscounts work with 63 and 127 workers on 2 real cores.
-// Reading a capture takes seconds under the race detector, so the
-// 128-thread machine (2.6 times the 64-thread one's files) is left to
-// -long.
+// The 128-thread machine's pool of 127 workers adds most of a second under
+// the race detector, so it is left to -long.
 func TestPoolOnCapturedTopologies(t *testing.T) {
 	for _, c := range []struct {
 		name        string

@@ -12,7 +12,7 @@
 // nothing. From the repository's root:
 //
 //	go run ./examples/topology
-//	go run ./examples/topology -root par/internal/topology/testdata/64amd64-4s2n4ca2co.tar.bz2
+//	go run ./examples/topology -root par/internal/topology/testdata/64amd64-4s2n4ca2co.tar.gz
 //
 // The output ends with one line, exactly
 //

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,20 +59,12 @@ func consoleSummary(t *testing.T, name string) string {
 		count["Package"], count["NUMANode"], count["L3Cache"], count["Core"], count["PU"])
 }
 
-// long adds the 128-thread capture to TestCaptures: reading it takes
-// seconds under the race detector, and the topology package's tests read
-// it too.
-var long = flag.Bool("long", false, "include the 128-thread capture in TestCaptures")
-
 func TestCaptures(t *testing.T) {
-	names := []string{"64amd64-4s2n4ca2co", "offline-cpu0-node0", "20em64t-hybrid-1p6c2t+2ca4co1t"}
-	if *long {
-		names = append(names, "128arm-2pa2n8cluster4co")
-	}
+	names := []string{"64amd64-4s2n4ca2co", "offline-cpu0-node0", "20em64t-hybrid-1p6c2t+2ca4co1t", "128arm-2pa2n8cluster4co"}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, out := lastLine(t, "-root", filepath.Join(capturesDir, name+".tar.bz2"))
+			got, out := lastLine(t, "-root", filepath.Join(capturesDir, name+".tar.gz"))
 			if want := consoleSummary(t, name); got != want {
 				t.Errorf("summary %q, want %q", got, want)
 			}
@@ -87,7 +78,7 @@ func TestCaptures(t *testing.T) {
 	// cores (the topology package's tests check this against the XML).
 	t.Run("32amd64-4s2n4c-cgroup2", func(t *testing.T) {
 		t.Parallel()
-		got, _ := lastLine(t, "-root", filepath.Join(capturesDir, "32amd64-4s2n4c-cgroup2.tar.bz2"))
+		got, _ := lastLine(t, "-root", filepath.Join(capturesDir, "32amd64-4s2n4c-cgroup2.tar.gz"))
 		if want := "packages=1 numa=2 l3=2 cores=6 threads=6"; got != want {
 			t.Errorf("summary %q, want %q", got, want)
 		}

@@ -2,7 +2,7 @@
 // "/proc" trees saved in a directory or a tar archive, as an [fs.FS] for
 // par's captured-machine simulation (internal/sim):
 //
-//	fsys, err := capture.Open("64amd64-4s2n4ca2co.tar.bz2")
+//	fsys, err := capture.Open("64amd64-4s2n4ca2co.tar.gz")
 //	if err != nil { ... }
 //	m, err := sim.ReadMachine(fsys)
 //

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"archive/tar"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,21 +11,17 @@ import (
 	"testing"
 )
 
-// testdata holds hwloc's captures (see its README.md). A missing file there
-// fails the tests: they never skip.
+// testdata holds hwloc's captures, recompressed with gzip (see its
+// README.md). A missing file there fails the tests: they never skip.
+// This package's own testdata holds one of them as hwloc publishes it,
+// compressed with bzip2 (TestArchiveCaptureFS).
 const testdata = "../../par/internal/topology/testdata"
-
-// long selects the long run of TestOpenTestdata: every capture, instead of
-// all but the 64-thread one (which Example opens) and the 128-thread one
-// (the largest: seconds under the race detector; the topology package's
-// tests open every capture).
-var long = flag.Bool("long", false, "open every capture in TestOpenTestdata")
 
 // Every capture in testdata opens, with its lone top directory entered
 // (through symbolic links such as sysfs's), and has as many cpuN
 // directories as its name says, where it begins with a number.
 func TestOpenTestdata(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(testdata, "*.tar.bz2"))
+	files, err := filepath.Glob(filepath.Join(testdata, "*.tar.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,11 +30,8 @@ func TestOpenTestdata(t *testing.T) {
 	}
 	cpuDir := regexp.MustCompile(`^cpu[0-9]+$`)
 	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".tar.bz2")
+		name := strings.TrimSuffix(filepath.Base(f), ".tar.gz")
 		t.Run(name, func(t *testing.T) {
-			if !*long && (name == "64amd64-4s2n4ca2co" || name == "128arm-2pa2n8cluster4co") {
-				t.Skip("under -long")
-			}
 			t.Parallel()
 			fsys, err := Open(f)
 			if err != nil {

@@ -12,7 +12,7 @@ import (
 // Read one of hwloc's captures, a 64-thread AMD machine with 4 packages,
 // and describe it.
 func Example() {
-	fsys, err := capture.Open("../../par/internal/topology/testdata/64amd64-4s2n4ca2co.tar.bz2")
+	fsys, err := capture.Open("../../par/internal/topology/testdata/64amd64-4s2n4ca2co.tar.gz")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/parloop/parloop/internal/capture"
 )
 
-// capturesDir holds hwloc's test captures (see its README.md): NAME.tar.bz2
+// capturesDir holds hwloc's test captures (see its README.md): NAME.tar.gz
 // is a machine's /sys and /proc, NAME.console lstopo's view of it, or
 // NAME.xml where there is no console. A missing capture fails the tests.
 const capturesDir = "testdata"
@@ -53,13 +53,13 @@ func (e *expected) count(typ string) int {
 // captureNames lists the captures, by base name.
 func captureNames(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(capturesDir, "*.tar.bz2"))
+	files, err := filepath.Glob(filepath.Join(capturesDir, "*.tar.gz"))
 	if err != nil || len(files) != numCaptures {
 		t.Fatalf("%d captures in %s, want %d: %v", len(files), capturesDir, numCaptures, err)
 	}
 	var out []string
 	for _, f := range files {
-		out = append(out, strings.TrimSuffix(filepath.Base(f), ".tar.bz2"))
+		out = append(out, strings.TrimSuffix(filepath.Base(f), ".tar.gz"))
 	}
 	return out
 }
@@ -70,7 +70,7 @@ var archiveCache sync.Map // name -> func() (fs.FS, error)
 func captureFS(t testing.TB, name string) fs.FS {
 	t.Helper()
 	f, _ := archiveCache.LoadOrStore(name, sync.OnceValues(func() (fs.FS, error) {
-		return capture.Open(filepath.Join(capturesDir, name+".tar.bz2"))
+		return capture.Open(filepath.Join(capturesDir, name+".tar.gz"))
 	}))
 	fsys, err := f.(func() (fs.FS, error))()
 	if err != nil {
@@ -86,7 +86,7 @@ func prefetchCaptures(t testing.TB) {
 	for _, name := range captureNames(t) {
 		wg.Go(func() {
 			f, _ := archiveCache.LoadOrStore(name, sync.OnceValues(func() (fs.FS, error) {
-				return capture.Open(filepath.Join(capturesDir, name+".tar.bz2"))
+				return capture.Open(filepath.Join(capturesDir, name+".tar.gz"))
 			}))
 			_, _ = f.(func() (fs.FS, error))()
 		})
