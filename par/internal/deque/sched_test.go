@@ -203,9 +203,10 @@ func choices(trace []schedStep) []int {
 // two owner operations, three steals and three prefilled elements, with at
 // most two preemptions (123,377 schedules). By default it explores every
 // program with at most one preemption and, with two, the witnesses below;
-// on the recycled deque (TestRecycled), the witnesses only.
+// on the recycled deque (TestRecycled) and under the race detector, which
+// cannot see into runs that hand over through channels, the witnesses only.
 func TestSchedulesExhaustive(t *testing.T) {
-	if recycling && !*long {
+	if (recycling || raceEnabled) && !*long {
 		total := 0
 		for _, c := range witnesses {
 			total += explore(t, c, 2)
