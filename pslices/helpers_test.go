@@ -14,8 +14,8 @@ import (
 // 2^20 and more (without the race detector), and the bigger panicking
 // sorts. By default the tests try every length and, above 4,097, three of
 // the shapes at each (random and two others, in turn; under the race
-// detector, random and one other), sized so that the package's tests take
-// a few seconds under the race detector. CI runs both.
+// detector, one shape, each at one of the eight lengths), sized so that the
+// package's tests take a few seconds under the race detector. CI runs both.
 var long = flag.Bool("long", false, "try every shape at every length, and lengths of 2^20 and more")
 
 // lengths are the lengths the tests try: small ones, and each side of the
@@ -25,7 +25,7 @@ var long = flag.Bool("long", false, "try every shape at every length, and length
 // their double, the parallel partition at 2^20), and one past two merge
 // pieces. TestSortParallelPartition keeps one sort above 2^20 in every run.
 func lengths(t testing.TB) []int {
-	ls := []int{0, 1, 2, 3, 31, 32, 33, 64, 65, 1000, 4095, 4096, 4097, 8191, 8192, 8193, 8194, 12289, 16384, 16385, 1<<15 + 3}
+	ls := append([]int{0, 1, 2, 3, 31, 32, 33, 64, 65, 1000, 4095, 4096, 4097}, longLengths...)
 	if !*long {
 		return ls
 	}
@@ -36,17 +36,20 @@ func lengths(t testing.TB) []int {
 	return append(ls, 1<<20+5)
 }
 
+// longLengths are the default lengths past 4,097.
+var longLengths = []int{8191, 8192, 8193, 8194, 12289, 16384, 16385, 1<<15 + 3}
+
 // shapesAt returns the shapes to try at length n: every shape up to 4,097
 // and under -long; above, "random" and two others, which change with n so
 // that each shape is tried at several lengths past the cutoffs. Under the
-// race detector it is "random" and one other, picked so that each of the
-// seven others is tried at one of the eight lengths past 4,097.
+// race detector it is one shape, a different one at each of longLengths.
 func shapesAt(n int) []string {
 	if *long || n <= 4097 {
 		return shapes
 	}
 	if raceEnabled {
-		return []string{shapes[0], shapes[1+(n^n>>4)%(len(shapes)-1)]}
+		i := max(slices.Index(longLengths, n), 0)
+		return shapes[i%len(shapes) : i%len(shapes)+1]
 	}
 	k := (n ^ n>>12) % (len(shapes) - 1)
 	return []string{shapes[0], shapes[1+k], shapes[1+(k+1)%(len(shapes)-1)]}
