@@ -113,7 +113,7 @@ func TestCrowdedCallHandsOverWhenTheCrowdLeaves(t *testing.T) {
 	par.For(100, func(int) { spin(100) }, par.On(p))
 	for _, v := range crowdVerbs {
 		restore := par.SaturatedForTest(true)
-		const n, leaveAt = 1 << 16, 1000
+		const n, leaveAt = 1 << 13, 1000
 		counts := make([]atomic.Int32, n)
 		var seatsAfter atomic.Int32
 		var left atomic.Bool

@@ -265,9 +265,13 @@ var witnesses = []schedConfig{
 // TestSchedulesRandom runs larger programs under seeded random schedules:
 // uniformly random at every step, or "sticky", letting the running actor go
 // on with probability 3/4 so that one operation often runs through a whole
-// window of another.
+// window of another. Under the race detector, which sees nothing in these
+// one-at-a-time runs, the default run takes a quarter of the seeds.
 func TestSchedulesRandom(t *testing.T) {
 	runs := sized(2000, 20000)
+	if raceEnabled && !*long {
+		runs /= 4
+	}
 	for seed := range uint64(runs) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		c := schedConfig{prefill: rng.IntN(4)}
