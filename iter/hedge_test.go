@@ -72,10 +72,19 @@ func TestHedgeTimeoutAndFailure(t *testing.T) {
 			t.Fatalf("%+v: %v, want DeadlineExceeded", h, err)
 		}
 	}
+	// The first attempt fails only once the backup has started, so that
+	// the backup is due however late its timer fires.
 	var n atomic.Int64
+	backup := make(chan struct{})
 	fail := func(context.Context, int) (int, error) {
-		n.Add(1)
-		time.Sleep(2 * time.Millisecond)
+		if n.Add(1) == 2 {
+			close(backup)
+		} else {
+			select {
+			case <-backup:
+			case <-time.After(10 * time.Second):
+			}
+		}
 		return 0, errBoom
 	}
 	if _, err := MapErr(Range(1), Hedged(fail, Hedge{After: time.Millisecond})).Collect(); !errors.Is(err, errBoom) {
