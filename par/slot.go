@@ -283,19 +283,20 @@ func (s *slot) freeTask(t *task) {
 
 // clearBoxes lets the GC have what the boxes of free tasks hold (fork.go,
 // of.go, scope.go: functions, arguments, results), keeping the boxes for
-// the next call, and the tasks beyond freelist.Keep, which it hands over
-// as a spare list, and which a grown private stack may point to; called
-// when the slot goes idle (a park, a guest leaving its seat).
+// the next call; called when the slot goes idle (a park, a guest leaving
+// its seat). It clears every free task, those beyond freelist.Keep too,
+// which it then hands over as a spare list (a grown private stack may
+// point to them): another slot may take that list and keep it for as long
+// as it runs, and what a box held would stay reachable that long. Beyond
+// the Keep tasks it keeps, that costs one clear per task handed over.
 func (s *slot) clearBoxes() {
 	s.tasks.Trim() // a private stack grown at parallelism 1
-	for _, t := range s.free.Kept() {
+	for _, t := range s.free.All() {
 		if t.box != nil {
 			t.run.Clear(t.box)
 		}
 	}
-	// The spares keep their boxes, untouched: spareTasks lets the GC have
-	// them, boxes and all, if nobody takes them.
-	s.free.Idle(&spareTasks)
+	s.free.Idle(&spareTasks) // spareTasks lets the GC have the spares if nobody takes them
 }
 
 // newJoin returns a cleared join homed at s.

@@ -414,6 +414,9 @@ func TestIdleClearsBoxesAndKeepsThem(t *testing.T) {
 	defer p.Close()
 	p.ensureStarted()
 	s := newSlot(p, 0, true)
+	// A free task of its own, so that the slot takes no spare list, which
+	// other tests' pools may have handed over (spareTasks is global).
+	s.recycleTask(&task{home: s})
 	sp := &SpawnerOf[*int]{task: func(*SpawnerOf[*int], *int) {}}
 	tk, bx := takeBox[spawnOfBox[*int]](s, spawnOfRunner[*int]{})
 	bx.s, bx.arg = sp, new(int)
@@ -427,5 +430,32 @@ func TestIdleClearsBoxesAndKeepsThem(t *testing.T) {
 	}
 	if again, bx2 := takeBox[spawnOfBox[*int]](s, spawnOfRunner[*int]{}); again != tk || bx2 != bx {
 		t.Fatal("the next spawn of the box's type did not take the kept box")
+	}
+}
+
+// Idle clears the boxes of the free tasks it hands over as a spare list
+// too: another slot may take that list and keep it (freelist.TakeSpares),
+// and what the boxes held would stay reachable for as long.
+func TestIdleClearsTheBoxesItHandsOver(t *testing.T) {
+	p := NewPool(Workers(1))
+	defer p.Close()
+	p.ensureStarted()
+	s := newSlot(p, 0, true)
+	sp := &SpawnerOf[*int]{task: func(*SpawnerOf[*int], *int) {}}
+	const n = freelist.Keep + 16
+	tks := make([]*task, n)
+	bxs := make([]*spawnOfBox[*int], n)
+	for i := range tks {
+		tks[i], bxs[i] = takeBox[spawnOfBox[*int]](s, spawnOfRunner[*int]{})
+		bxs[i].s, bxs[i].arg = sp, new(int)
+	}
+	for _, tk := range tks {
+		s.freeTask(tk)
+	}
+	s.clearBoxes()
+	for i, bx := range bxs {
+		if bx.s != nil || bx.arg != nil {
+			t.Fatalf("idle left box %d of %d holding %+v", i, n, *bx)
+		}
 	}
 }

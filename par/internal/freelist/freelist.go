@@ -129,9 +129,10 @@ func (l *List[T]) TakeSpares(sp *Spares[T]) {
 	}
 }
 
-// Kept returns the elements l keeps when its owner goes idle (the caller
-// drops what they hold before Idle).
-func (l *List[T]) Kept() []*T { return l.free[:min(len(l.free), Keep)] }
+// All returns l's free elements, for the owner to drop what they hold
+// before Idle: both those l keeps and those it hands over, which another
+// list may take and keep.
+func (l *List[T]) All() []*T { return l.free }
 
 // Idle is called when l's owner goes idle: l keeps Keep elements and hands
 // the rest over to sp, untouched (the pool lets the GC have them, and all
