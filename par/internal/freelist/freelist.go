@@ -134,9 +134,10 @@ func (l *List[T]) TakeSpares(sp *Spares[T]) {
 // list may take and keep.
 func (l *List[T]) All() []*T { return l.free }
 
-// Idle is called when l's owner goes idle: l keeps Keep elements and hands
-// the rest over to sp, untouched (the pool lets the GC have them, and all
-// they point to, if nobody takes them), and may take a spare list again.
+// Idle is called when l's owner goes idle, after it dropped what the
+// elements hold (All): l keeps Keep elements and hands the rest over to sp
+// (the pool lets the GC have them if nobody takes them), and may take a
+// spare list again.
 func (l *List[T]) Idle(sp *Spares[T]) {
 	if n := len(l.free); n > Keep {
 		s := l.spares
